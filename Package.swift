@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "VaultKit",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "VaultCore", targets: ["VaultCore"]),
+        .executable(name: "vault", targets: ["vault"]),
+        .executable(name: "vault-bench", targets: ["vault-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config. Never a vendored or forked SQLite.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+
+        // The storage core: connections, the page-sealing VFS, the file format and keys.
+        .target(
+            name: "VaultCore",
+            dependencies: ["CSQLite", "CSodium"]
+        ),
+
+        // The operator's command-line tool (depends on the storage core only).
+        .executableTarget(
+            name: "vault",
+            dependencies: [
+                "VaultCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Benchmarks: encrypted vs plain SQLite in one run. Never timed unit tests.
+        .executableTarget(
+            name: "vault-bench",
+            dependencies: ["VaultCore", "CSQLite", "CSodium"]
+        ),
+
+        // A child process the tests kill at random points (durability) or run
+        // as an unprivileged user (read-only mode).
+        .executableTarget(
+            name: "VaultTestHelper",
+            dependencies: ["VaultCore"]
+        ),
+
+        .testTarget(
+            name: "VaultCoreTests",
+            dependencies: ["VaultCore", "CSQLite", "CSodium", "VaultTestHelper"],
+            exclude: ["Fixtures"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,38 @@
+// The system SQLite (Debian's libsqlite3-dev, Homebrew's sqlite), stock and unpatched.
+//
+// Swift does not import C macros whose value is an expression, so the
+// extended result codes and SQLITE_TRANSIENT are restated here as constants.
+#include <stddef.h>
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is ((sqlite3_destructor_type)-1): SQLite copies the value before bind returns.
+static inline sqlite3_destructor_type vaultkit_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+// Extended result codes the storage core returns from its VFS or matches on.
+static const int VAULTKIT_SQLITE_IOERR_READ        = SQLITE_IOERR_READ;
+static const int VAULTKIT_SQLITE_IOERR_SHORT_READ  = SQLITE_IOERR_SHORT_READ;
+static const int VAULTKIT_SQLITE_IOERR_WRITE       = SQLITE_IOERR_WRITE;
+static const int VAULTKIT_SQLITE_IOERR_TRUNCATE    = SQLITE_IOERR_TRUNCATE;
+static const int VAULTKIT_SQLITE_IOERR_FSTAT       = SQLITE_IOERR_FSTAT;
+static const int VAULTKIT_SQLITE_IOERR_NOMEM       = SQLITE_IOERR_NOMEM;
+static const int VAULTKIT_SQLITE_IOERR_DATA        = SQLITE_IOERR_DATA;
+static const int VAULTKIT_SQLITE_IOERR_DELETE_NOENT = SQLITE_IOERR_DELETE_NOENT;
+static const int VAULTKIT_SQLITE_CANTOPEN_NOTEMPDIR = SQLITE_CANTOPEN_NOTEMPDIR;
+static const int VAULTKIT_SQLITE_READONLY_DBMOVED  = SQLITE_READONLY_DBMOVED;
+static const int VAULTKIT_SQLITE_BUSY_SNAPSHOT     = SQLITE_BUSY_SNAPSHOT;
+
+// The file object the VFS hands to SQLite. SQLite allocates szOsFile bytes and
+// sees only `base`; the wrapped (unix) file follows at VAULTKIT_WRAPPED_OFFSET.
+typedef struct VaultFileHandle {
+    sqlite3_file base;   /* must be first: SQLite reads pMethods from here */
+    void *state;         /* the Swift object that seals this file (retained) */
+} VaultFileHandle;
+
+#define VAULTKIT_WRAPPED_OFFSET ((sizeof(VaultFileHandle) + 7) & ~(size_t)7)
+static inline size_t vaultkit_wrapped_offset(void) { return VAULTKIT_WRAPPED_OFFSET; }
+
+// sqlite3_db_config is variadic, which Swift cannot call: one fixed-shape wrapper.
+static inline int vaultkit_db_config_flag(sqlite3 *db, int op, int value) {
+    int current = 0;
+    return sqlite3_db_config(db, op, value, &current);
+}

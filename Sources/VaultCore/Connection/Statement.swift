@@ -1,0 +1,144 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement (`sqlite3_stmt`).
+///
+/// Values are always bound, never spliced into SQL text:
+///
+/// ```swift
+/// let insert = try db.cachedStatement("INSERT INTO t(id, name) VALUES (?, ?)")
+/// for (id, name) in rows {
+///     try insert.execute([.integer(id), .text(name)])
+/// }
+/// ```
+///
+/// A statement belongs to its ``Database`` and, like it, is used by one thread
+/// at a time. See sqlite.org/c3ref/stmt.html.
+public final class Statement {
+    let handle: OpaquePointer
+    /// The SQL text (never includes argument values).
+    public let sql: String
+    unowned let database: Database
+
+    init(database: Database, sql: String) throws(VaultError) {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else {
+            throw database.error(status, sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// The number of `?` parameters.
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+    /// The number of result columns.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    /// The name of result column `index`.
+    public func columnName(at index: Int) -> String {
+        sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
+    }
+
+    /// Resets the statement and binds `arguments` to its parameters, in order.
+    /// - Throws: ``VaultError/misuse(_:)`` when the count does not match.
+    public func bind(_ arguments: [DatabaseValue]) throws(VaultError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        guard arguments.count == parameterCount else {
+            throw VaultError.misuse("the statement `\(sql)` takes \(parameterCount) arguments, \(arguments.count) were given")
+        }
+        for (offset, value) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(handle, index)
+            case .integer(let v): status = sqlite3_bind_int64(handle, index, v)
+            case .real(let v): status = sqlite3_bind_double(handle, index, v)
+            case .text(let v): status = sqlite3_bind_text(handle, index, v, -1, vaultkit_sqlite_transient())
+            case .blob(let v):
+                status = v.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), vaultkit_sqlite_transient())
+                }
+            }
+            guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
+        }
+    }
+
+    /// Advances to the next row. Returns `false` when the statement is done.
+    public func step() throws(VaultError) -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw database.error(status, sql: sql)
+        }
+    }
+
+    /// Resets the statement so that it can run again (bindings are kept).
+    public func reset() { sqlite3_reset(handle) }
+
+    /// Binds `arguments` and runs the statement to completion.
+    public func execute(_ arguments: [DatabaseValue] = []) throws(VaultError) {
+        try database.checkThread()
+        try bind(arguments)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Binds `arguments` and returns every row.
+    public func fetchAll(_ arguments: [DatabaseValue] = []) throws(VaultError) -> [Row] {
+        try database.checkThread()
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        var rows: [Row] = []
+        let columns = columnCount
+        while try step() {
+            rows.append(Row((0..<columns).map { value(at: $0) }))
+        }
+        return rows
+    }
+
+    /// Binds `arguments` and calls `body` for each row, with the statement positioned on it.
+    public func forEachRow(_ arguments: [DatabaseValue] = [], _ body: (Statement) throws(VaultError) -> Void) throws(VaultError) {
+        try database.checkThread()
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        while try step() { try body(self) }
+    }
+
+    // MARK: Reading the current row
+
+    /// Whether column `index` of the current row is NULL.
+    public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+    /// Column `index` as an integer (SQLite's conversion rules apply).
+    public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+    /// Column `index` as a double.
+    public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
+    /// Column `index` as text.
+    public func string(at index: Int) -> String {
+        guard let text = sqlite3_column_text(handle, Int32(index)) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+    /// Column `index` as bytes.
+    public func data(at index: Int) -> Data {
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, Int32(index)) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+    /// Column `index` in its own storage class.
+    public func value(at index: Int) -> DatabaseValue {
+        switch sqlite3_column_type(handle, Int32(index)) {
+        case SQLITE_INTEGER: .integer(int64(at: index))
+        case SQLITE_FLOAT: .real(double(at: index))
+        case SQLITE_TEXT: .text(string(at: index))
+        case SQLITE_BLOB: .blob(data(at: index))
+        default: .null
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Creating vault files so that no path ever holds a half-made vault.
+///
+/// A new vault is built under a hidden temporary name in the same directory
+/// (header, page 1 with 40 reserved bytes, WAL mode), fsynced, then published
+/// with `link()`, which fails rather than replace an existing file: two
+/// processes creating the same vault at once end up sharing one of them, and a
+/// crash leaves at most a hidden temporary file, never a broken vault.
+enum VaultCreation {
+    /// Creates an empty vault at `path`. Returns quietly if another process
+    /// created it first.
+    static func create(at path: String, masterKey: MasterKey?) throws(VaultError) {
+        guard let masterKey else { throw VaultError.missingKey(path: path) }
+        do {
+            _ = try createAtomically(at: path) { temporaryPath throws in
+                let db = try Database.open(
+                    path: temporaryPath, vfs: VaultVFS.name, readOnly: false, create: true,
+                    context: VaultRegistry.OpenContext(masterKey: masterKey, mayCreate: true))
+                // Pitfall 5: the reserve must be set before page 1 is first written.
+                var reserve = Int32(VaultFileHeader.reservedBytesPerPage)
+                _ = db.fileControl(SQLITE_FCNTL_RESERVE_BYTES, &reserve)
+                try db.execute("PRAGMA page_size = \(VaultFileHeader.pageSize)")
+                try db.execute("PRAGMA synchronous = FULL")
+                // Switching to WAL writes page 1 (through a sealed rollback journal).
+                guard try db.pragmaValue("journal_mode = WAL").string?.lowercased() == "wal" else {
+                    throw VaultError.io(path: path, detail: "SQLite refused WAL mode for the new vault")
+                }
+                guard let pages = try db.pragmaValue("page_count").int64, pages >= 1 else {
+                    throw VaultError.io(path: path, detail: "the new vault has no first page")
+                }
+            }
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw VaultError.io(path: path, detail: "\(error)")
+        }
+    }
+
+    /// Builds a file at a temporary name with `build`, fsyncs it and links it
+    /// to `path`. Returns `false` if `path` appeared meanwhile (the temporary
+    /// file is then discarded).
+    @discardableResult
+    static func createAtomically(at path: String, build: (String) throws -> Void) throws -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw VaultError.io(path: path, detail: "the directory \(directory) does not exist")
+        }
+        let name = (path as NSString).lastPathComponent
+        let suffix = Sodium.randomBytes(count: 8).map { String(format: "%02x", $0) }.joined()
+        let temporaryPath = directory + "/." + name + ".vaultkit-new-" + suffix
+        defer {
+            for extra in ["", "-wal", "-shm", "-journal"] { unlink(temporaryPath + extra) }
+        }
+        try build(temporaryPath)
+        try syncFile(temporaryPath)
+        if link(temporaryPath, path) != 0 {
+            let error = errno
+            if error == EEXIST { return false }
+            // File systems without hard links: fall back to a rename that checks first.
+            guard !FileManager.default.fileExists(atPath: path), rename(temporaryPath, path) == 0 else {
+                throw VaultError.io(path: path, detail: "cannot publish the new vault (\(String(cString: strerror(error))))")
+            }
+        }
+        syncDirectory(directory)
+        return true
+    }
+
+    /// fsync of a file no SQLite connection holds open.
+    static func syncFile(_ path: String) throws(VaultError) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw VaultError.io(path: path, detail: "cannot open for fsync (\(String(cString: strerror(errno))))")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw VaultError.io(path: path, detail: "fsync failed (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// fsync of a directory, so that a link or rename in it is durable.
+    static func syncDirectory(_ directory: String) {
+        let descriptor = open(directory, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// Whether a read-only open must use SQLite's `immutable` mode: the WAL is
+    /// fully checkpointed (no `-wal` file) and the directory is not writable,
+    /// so SQLite could not create the `-shm` it otherwise needs
+    /// (sqlite.org/wal.html#readonly).
+    static func needsImmutableOpen(path: String) -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        return !FileManager.default.fileExists(atPath: path + "-wal") && access(directory, W_OK) != 0
+    }
+}

@@ -1,0 +1,271 @@
+import CSQLite
+import Foundation
+
+/// An encrypted vault (or an in-memory one): one writer connection and a
+/// small pool of reader connections, in WAL mode.
+///
+/// ```swift
+/// let key = try MasterKey.generate()
+/// let vault = try VaultDatabase(configuration: .init(fileURL: url, masterKey: key))
+/// try vault.write { db in
+///     try db.execute("CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT)")
+///     try db.execute("INSERT INTO note(body) VALUES (?)", arguments: ["hello"])
+/// }
+/// let notes = try vault.read { db in try db.fetchAll("SELECT body FROM note") }
+/// ```
+///
+/// ## Concurrency
+/// `VaultDatabase` is `Sendable`. Writes are serialised on the one writer
+/// connection; reads run concurrently on up to
+/// ``Configuration/maximumReaderCount`` readers, each in its own snapshot
+/// (sqlite.org/wal.html: "readers do not block writers and a writer does not
+/// block readers"). Each closure runs on the calling thread with a connection
+/// nobody else uses meanwhile.
+///
+/// ## Topics
+/// ### Opening
+/// - ``init(configuration:)``
+/// - ``Configuration``
+/// ### Reading and writing
+/// - ``read(_:)``
+/// - ``write(_:)``
+/// - ``writeWithoutTransaction(_:)``
+/// ### Maintenance
+/// - ``checkpoint()``
+/// - ``verify()``
+/// - ``writeCopy(toFile:masterKey:)``
+public final class VaultDatabase: @unchecked Sendable {
+    /// The configuration the vault was opened with.
+    public let configuration: Configuration
+    /// The file path, or the in-memory name.
+    public let path: String
+
+    private let vfsName: String
+    private let immutable: Bool
+    private let writerLock = NSLock()
+    private var writer: Database?
+    private let readersCondition = NSCondition()
+    private var idleReaders: [Database] = []
+    private var readerCount = 0
+    private var isClosed = false
+
+    /// Opens the vault, creating it first if the file does not exist (unless read-only).
+    ///
+    /// Everything that can be wrong with the file shows here, before any data
+    /// is returned: ``VaultError/wrongKey(path:)``, ``VaultError/notAVault(path:reason:)``,
+    /// ``VaultError/integrity(_:)`` (tampered header, page 1 or WAL), ``VaultError/fileNotFound(path:)``.
+    public init(configuration: Configuration) throws(VaultError) {
+        try configuration.validate()
+        try VaultVFS.register()
+        try MemoryVFS.register()
+        self.configuration = configuration
+        switch configuration.storage {
+        case .inMemory(let identifier):
+            path = MemoryVFS.path(forIdentifier: identifier)
+            vfsName = MemoryVFS.name
+            immutable = false
+        case .file(let url):
+            path = VaultVFS.fullPathname(url.standardizedFileURL.path)
+            vfsName = VaultVFS.name
+            let exists = FileManager.default.fileExists(atPath: path)
+            if !exists {
+                guard !configuration.readOnly else { throw VaultError.fileNotFound(path: path) }
+                try VaultCreation.create(at: path, masterKey: configuration.masterKey)
+            }
+            immutable = configuration.readOnly && VaultCreation.needsImmutableOpen(path: path)
+        }
+        if !configuration.readOnly {
+            writer = try openConnection(forWriting: true)
+        } else {
+            // Read-only: open one reader now so that errors surface at open.
+            let reader = try openConnection(forWriting: false)
+            idleReaders.append(reader)
+            readerCount = 1
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes every connection. Later calls throw ``VaultError/misuse(_:)``.
+    public func close() {
+        writerLock.lock()
+        writer = nil
+        writerLock.unlock()
+        readersCondition.lock()
+        isClosed = true
+        idleReaders.removeAll()
+        readersCondition.broadcast()
+        readersCondition.unlock()
+    }
+
+    // MARK: - Connections
+
+    private var openContext: VaultRegistry.OpenContext? {
+        configuration.masterKey.map { VaultRegistry.OpenContext(masterKey: $0, mayCreate: false) }
+    }
+
+    private func openConnection(forWriting: Bool) throws(VaultError) -> Database {
+        let isMemory: Bool
+        if case .inMemory = configuration.storage { isMemory = true } else { isMemory = false }
+        let db = try Database.open(
+            path: path, vfs: vfsName, readOnly: configuration.readOnly,
+            create: isMemory, immutable: immutable, context: isMemory ? nil : openContext)
+        try configure(db, isMemory: isMemory, forWriting: forWriting)
+        return db
+    }
+
+    private func configure(_ db: Database, isMemory: Bool, forWriting: Bool) throws(VaultError) {
+        let milliseconds = configuration.busyTimeout.components.seconds * 1000
+            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(db.handle, Int32(clamping: milliseconds))
+        _ = vaultkit_db_config_flag(db.handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
+        try db.execute("PRAGMA cache_size = -\(max(1, configuration.pageCacheSize / 1024))")
+        try db.execute("PRAGMA cache_spill = \(max(1, configuration.spillThreshold / VaultFileHeader.pageSize))")
+        try db.execute("PRAGMA temp_store = \(configuration.temporaryStorage == .memory ? "MEMORY" : "FILE")")
+        if !forWriting {
+            // Readers never write: a write belongs on the one writer connection.
+            try db.execute("PRAGMA query_only = 1")
+        }
+        if !configuration.readOnly {
+            try db.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+            try db.execute("PRAGMA wal_autocheckpoint = \(configuration.walAutocheckpointPages)")
+        }
+        // Reading the schema reads page 1 and recovers the WAL now, so a wrong
+        // key or a tampered vault fails here rather than at the first query.
+        _ = try db.fetchOne("SELECT count(*) FROM sqlite_schema")
+        guard !isMemory else { return }
+        var reserve: Int32 = -1
+        _ = db.fileControl(SQLITE_FCNTL_RESERVE_BYTES, &reserve)
+        guard reserve == Int32(VaultFileHeader.reservedBytesPerPage) else {
+            throw VaultError.unsupportedFormat(path: path, detail: "pages reserve \(reserve) bytes, v1 needs 40")
+        }
+        if forWriting, try db.pragmaValue("journal_mode").string?.lowercased() != "wal" {
+            // A copy made by VACUUM INTO starts in rollback mode: move it to WAL once.
+            try db.execute("PRAGMA journal_mode = WAL")
+        }
+    }
+
+    private func checkOutReader() throws(VaultError) -> Database {
+        readersCondition.lock()
+        while true {
+            if isClosed {
+                readersCondition.unlock()
+                throw VaultError.misuse("the vault at \(path) is closed")
+            }
+            if let reader = idleReaders.popLast() {
+                readersCondition.unlock()
+                return reader
+            }
+            if readerCount < configuration.maximumReaderCount {
+                readerCount += 1
+                readersCondition.unlock()
+                do {
+                    return try openConnection(forWriting: false)
+                } catch {
+                    readersCondition.lock()
+                    readerCount -= 1
+                    readersCondition.signal()
+                    readersCondition.unlock()
+                    throw error
+                }
+            }
+            readersCondition.wait()
+        }
+    }
+
+    private func checkIn(_ reader: Database) {
+        readersCondition.lock()
+        if !isClosed { idleReaders.append(reader) } else { readerCount -= 1 }
+        readersCondition.signal()
+        readersCondition.unlock()
+    }
+
+    // MARK: - Reading and writing
+
+    /// Runs `body` with a reader connection inside one read transaction: every
+    /// query in `body` sees the same committed snapshot.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        let reader = try checkOutReader()
+        defer { checkIn(reader) }
+        return try reader.transaction(.deferred, body)
+    }
+
+    /// Runs `body` in a write transaction on the writer connection: committed
+    /// when `body` returns, rolled back when it throws.
+    /// - Throws: ``VaultError/readOnly(path:detail:)`` on a read-only vault.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction { db in try db.transaction(.immediate, body) }
+    }
+
+    /// Runs `body` on the writer connection without opening a transaction (for
+    /// statements that cannot run inside one, such as `VACUUM`).
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        guard let writer else {
+            if configuration.readOnly {
+                throw VaultError.readOnly(path: path, detail: "it was opened with readOnly = true")
+            }
+            throw VaultError.misuse("the vault at \(path) is closed")
+        }
+        return try writer.guarded { () throws -> T in try body(writer) }
+    }
+
+    // MARK: - Maintenance
+
+    /// Copies the WAL into the database file and truncates the WAL.
+    public func checkpoint() throws {
+        try writeWithoutTransaction { db in
+            _ = try db.fetchOne("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// Authenticates every page that SQLite reaches and runs SQLite's
+    /// integrity check. Throws the first failure.
+    public func verify() throws {
+        try read { db in
+            let rows = try db.fetchAll("PRAGMA integrity_check")
+            let messages = rows.compactMap { $0[0].string }.filter { $0 != "ok" }
+            if !messages.isEmpty {
+                throw VaultError.integrity(IntegrityFailure(path: path, location: .databaseStructure, reason: messages.prefix(5).joined(separator: "; ")))
+            }
+        }
+    }
+
+    /// Writes a compacted, encrypted copy of the vault to a new file.
+    ///
+    /// The copy has its own random data key and salt, wrapped under `masterKey`
+    /// (or this vault's key). It is built under a temporary name and linked into
+    /// place only when complete, so `url` never holds a partial vault.
+    /// - Throws: ``VaultError/io(path:detail:)`` if `url` exists.
+    public func writeCopy(toFile url: URL, masterKey: MasterKey? = nil) throws {
+        guard case .file = configuration.storage else {
+            throw VaultError.invalidConfiguration("writeCopy is for on-disk vaults")
+        }
+        guard let key = masterKey ?? configuration.masterKey else { throw VaultError.missingKey(path: url.path) }
+        let target = VaultVFS.fullPathname(url.standardizedFileURL.path)
+        guard !FileManager.default.fileExists(atPath: target) else {
+            throw VaultError.io(path: target, detail: "the file already exists; writeCopy never overwrites")
+        }
+        try VaultCreation.createAtomically(at: target) { temporaryPath throws in
+            let reader = try checkOutReader()
+            defer { checkIn(reader) }
+            try reader.guarded { () throws in
+                let context = VaultRegistry.OpenContext(masterKey: key, mayCreate: true)
+                // VACUUM INTO only reads this vault; query_only would refuse it all the same.
+                try reader.execute("PRAGMA query_only = 0")
+                defer { try? reader.execute("PRAGMA query_only = 1") }
+                try VaultRegistry.$openContext.withValue(context) { () throws in
+                    try reader.execute("VACUUM INTO ?", arguments: [.text(temporaryPath)])
+                }
+            }
+            // The copy starts in rollback-journal mode: switch it to WAL before it is visible.
+            let copy = try Database.open(path: temporaryPath, vfs: VaultVFS.name, readOnly: false,
+                                         context: VaultRegistry.OpenContext(masterKey: key, mayCreate: false))
+            try copy.execute("PRAGMA synchronous = FULL")
+            try copy.execute("PRAGMA journal_mode = WAL")
+        }
+    }
+}

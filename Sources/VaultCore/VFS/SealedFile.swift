@@ -1,0 +1,308 @@
+import CSQLite
+
+/// The state behind one file SQLite opened through the vault VFS: the wrapped
+/// (unix) file, its layout and its sealer.
+///
+/// Invariants (see `VaultVFS.swift` for the essay):
+/// 1. Every read opens whole units, whatever sub-range SQLite asks for, and
+///    never hands SQLite a byte that failed authentication.
+/// 2. Every write seals into a private scratch buffer: SQLite's buffers are
+///    never written to (SQLite's own `cksumvfs` does, and loses WAL commits).
+/// 3. A page's reserved tail is zero in SQLite's memory: writes check it and
+///    reads return it as zeros (WAL checksums cover the whole page, wal.c:822).
+/// 4. Only bytes that exist on disk are opened: a unit absent on disk reads as
+///    a short read; a unit present but cut short is an integrity failure.
+///
+/// One handle is used by one connection, hence one thread, at a time: no locks.
+final class SealedFile {
+    /// How this file is stored.
+    enum Mode {
+        /// Sealed units laid out by `layout`.
+        case sealed(layout: SealedFileLayout, sealer: UnitSealer)
+        /// Passed through untouched: super-journals, which hold file names only.
+        case passthrough
+    }
+
+    let wrapped: UnsafeMutablePointer<sqlite3_file>
+    let mode: Mode
+    /// The path used in error messages.
+    let path: String
+    /// The database whose key this handle registered (main database files only).
+    private let registeredDatabasePath: String?
+    private let scratchSealed: UnsafeMutableRawPointer
+    private let scratchPlain: UnsafeMutableRawPointer
+    /// One unit's logical bytes, for partial reads and read-modify-write.
+    private let scratchUnit: UnsafeMutableRawPointer
+    private var knownPhysicalSize: Int64 = -1
+    private static let scratchSize = Int(SealedFileLayout.physicalBlockSize)
+
+    init(wrapped: UnsafeMutablePointer<sqlite3_file>, mode: Mode, path: String, registeredDatabasePath: String?) {
+        self.wrapped = wrapped
+        self.mode = mode
+        self.path = path
+        self.registeredDatabasePath = registeredDatabasePath
+        scratchSealed = .allocate(byteCount: Self.scratchSize, alignment: 16)
+        scratchPlain = .allocate(byteCount: Self.scratchSize, alignment: 16)
+        scratchUnit = .allocate(byteCount: Self.scratchSize, alignment: 16)
+    }
+
+    deinit {
+        // The plaintext scratch held page contents: wipe before freeing.
+        Sodium.wipe(UnsafeMutableRawBufferPointer(start: scratchPlain, count: Self.scratchSize))
+        Sodium.wipe(UnsafeMutableRawBufferPointer(start: scratchUnit, count: Self.scratchSize))
+        scratchSealed.deallocate()
+        scratchPlain.deallocate()
+        scratchUnit.deallocate()
+        if let registeredDatabasePath { VaultRegistry.releaseDatabase(path: registeredDatabasePath) }
+    }
+
+    // MARK: - Physical I/O on the wrapped file
+
+    private var io: sqlite3_io_methods { wrapped.pointee.pMethods.pointee }
+
+    func physicalRead(_ buffer: UnsafeMutableRawPointer, _ amount: Int, _ offset: Int64) -> Int32 {
+        guard let xRead = io.xRead else { return SQLITE_IOERR_READ_CODE }
+        return xRead(wrapped, buffer, Int32(amount), offset)
+    }
+
+    func physicalWrite(_ buffer: UnsafeRawPointer, _ amount: Int, _ offset: Int64) -> Int32 {
+        guard let xWrite = io.xWrite else { return SQLITE_IOERR_WRITE_CODE }
+        let status = xWrite(wrapped, buffer, Int32(amount), offset)
+        if status == SQLITE_OK { knownPhysicalSize = max(knownPhysicalSize, offset + Int64(amount)) }
+        return status
+    }
+
+    func physicalSize() -> (status: Int32, size: Int64) {
+        guard let xFileSize = io.xFileSize else { return (SQLITE_IOERR_FSTAT_CODE, 0) }
+        var size: sqlite3_int64 = 0
+        let status = xFileSize(wrapped, &size)
+        if status == SQLITE_OK { knownPhysicalSize = size }
+        return (status, size)
+    }
+
+    func physicalTruncate(_ size: Int64) -> Int32 {
+        guard let xTruncate = io.xTruncate else { return SQLITE_IOERR_TRUNCATE_CODE }
+        let status = xTruncate(wrapped, size)
+        if status == SQLITE_OK { knownPhysicalSize = size }
+        return status
+    }
+
+    // MARK: - Failures
+
+    private func fail(_ unit: UnitGeometry, _ reason: String) -> Int32 {
+        VaultRegistry.recordFailure(.integrity(IntegrityFailure(path: path, location: unit.location, reason: reason)))
+        return SQLITE_IOERR_DATA_CODE
+    }
+
+    // MARK: - Units
+
+    private enum UnitRead {
+        case opened        // scratchPlain holds the unit's logical bytes
+        case absent        // no byte of the unit exists on disk
+        case failed(Int32) // error already recorded
+    }
+
+    /// Reads and opens `unit` into `destination` (its `logicalLength` bytes,
+    /// zero tail included). For block units, returns the used length too.
+    private func readUnit(_ unit: UnitGeometry, into destination: UnsafeMutableRawPointer, sealer: UnitSealer) -> (UnitRead, usedLength: Int) {
+        let status = physicalRead(scratchSealed, unit.physicalLength, unit.physicalStart)
+        if status == SQLITE_IOERR_SHORT_READ_CODE {
+            let (sizeStatus, size) = physicalSize()
+            guard sizeStatus == SQLITE_OK else { return (.failed(sizeStatus), 0) }
+            if size <= unit.physicalStart { return (.absent, 0) }
+            return (.failed(fail(unit, "the file ends inside this \(unit.kind.label) (\(size - unit.physicalStart) of \(unit.physicalLength) bytes present): it was truncated")), 0)
+        }
+        guard status == SQLITE_OK else { return (.failed(status), 0) }
+
+        if unit.lengthPrefix == 0 {
+            guard sealer.open(scratchSealed, count: unit.sealedLength, into: destination, kind: unit.kind, index: unit.index) else {
+                return (.failed(fail(unit, "\(unit.kind.label) failed authentication (modified, moved from another position, or from another vault)")), 0)
+            }
+            if unit.zeroTail > 0 {
+                (destination + unit.sealedLength).initializeMemory(as: UInt8.self, repeating: 0, count: unit.zeroTail)
+            }
+            return (.opened, unit.logicalLength)
+        }
+        // Block unit: plaintext is length(4) ‖ data(4096).
+        guard sealer.open(scratchSealed, count: unit.sealedLength, into: scratchPlain, kind: unit.kind, index: unit.index) else {
+            return (.failed(fail(unit, "\(unit.kind.label) failed authentication (modified, moved, or from another vault)")), 0)
+        }
+        let used = Int(scratchPlain.loadUnaligned(as: UInt32.self).littleEndian)
+        guard used <= unit.logicalLength else {
+            return (.failed(fail(unit, "\(unit.kind.label) declares an impossible length")), 0)
+        }
+        destination.copyMemory(from: scratchPlain + unit.lengthPrefix, byteCount: unit.logicalLength)
+        return (.opened, used)
+    }
+
+    /// Seals `unit` from `plaintext` (its logical bytes) and writes it.
+    private func writeUnit(_ unit: UnitGeometry, from plaintext: UnsafeRawPointer, usedLength: Int, sealer: UnitSealer) -> Int32 {
+        if unit.zeroTail > 0 {
+            // Invariant 3: a page whose reserved tail is not zero cannot be stored in place.
+            let tail = UnsafeRawBufferPointer(start: plaintext + (unit.logicalLength - unit.zeroTail), count: unit.zeroTail)
+            if tail.contains(where: { $0 != 0 }) {
+                VaultRegistry.recordFailure(.misuse("SQLite wrote \(unit.location) of \(path) without 40 zero reserved bytes; vault files must be created by VaultKit (reserve 40, page size 4096)"))
+                return SQLITE_IOERR_WRITE_CODE
+            }
+        }
+        if unit.lengthPrefix == 0 {
+            sealer.seal(plaintext, count: unit.sealedLength, into: scratchSealed, kind: unit.kind, index: unit.index)
+        } else {
+            scratchPlain.storeBytes(of: UInt32(usedLength).littleEndian, as: UInt32.self)
+            (scratchPlain + unit.lengthPrefix).copyMemory(from: plaintext, byteCount: unit.logicalLength)
+            sealer.seal(scratchPlain, count: unit.sealedLength, into: scratchSealed, kind: unit.kind, index: unit.index)
+        }
+        return physicalWrite(scratchSealed, unit.physicalLength, unit.physicalStart)
+    }
+
+    /// Seals empty units for any whole unit missing between the end of the
+    /// file and `unit`, so that a later read of a gap authenticates (as zeros)
+    /// instead of failing.
+    private func fillGap(before unit: UnitGeometry, layout: SealedFileLayout, sealer: UnitSealer) -> Int32 {
+        if knownPhysicalSize >= unit.physicalStart { return SQLITE_OK }
+        let (status, size) = physicalSize()
+        guard status == SQLITE_OK else { return status }
+        if size >= unit.physicalStart { return SQLITE_OK }
+        var logicalEnd = layout.logicalSize(physicalSize: size)
+        let zeros = UnsafeMutableRawPointer.allocate(byteCount: SealedFileLayout.blockSize, alignment: 16)
+        defer { zeros.deallocate() }
+        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: SealedFileLayout.blockSize)
+        while logicalEnd < unit.logicalStart {
+            let missing = layout.unit(at: logicalEnd)
+            let rc = writeUnit(missing, from: zeros, usedLength: 0, sealer: sealer)
+            guard rc == SQLITE_OK else { return rc }
+            logicalEnd = missing.logicalEnd
+        }
+        return SQLITE_OK
+    }
+
+    // MARK: - xRead / xWrite / xTruncate / xFileSize
+
+    func read(_ buffer: UnsafeMutableRawPointer, amount: Int, offset: Int64) -> Int32 {
+        guard case .sealed(let layout, let sealer) = mode else { return physicalRead(buffer, amount, offset) }
+        var done = 0
+        var result = SQLITE_OK
+        var blockFileSize: Int64?
+        while done < amount {
+            let position = offset + Int64(done)
+            let unit = layout.unit(at: position)
+            let within = Int(position - unit.logicalStart)
+            let count = min(amount - done, unit.logicalLength - within)
+            let destination = buffer + done
+            let whole = within == 0 && count == unit.logicalLength && unit.lengthPrefix == 0
+            // Fast path: a whole page opens straight into SQLite's buffer.
+            let (outcome, used) = readUnit(unit, into: whole ? destination : scratchUnit, sealer: sealer)
+            switch outcome {
+            case .failed(let status):
+                destination.initializeMemory(as: UInt8.self, repeating: 0, count: amount - done)
+                return status
+            case .absent:
+                destination.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+                result = SQLITE_IOERR_SHORT_READ_CODE
+            case .opened:
+                if !whole {
+                    destination.copyMemory(from: scratchUnit + within, byteCount: count)
+                }
+                if unit.lengthPrefix > 0 && within + count > used {
+                    // Bytes past the block's used length: zeros, and past the end of the file.
+                    let validCount = max(0, used - within)
+                    (destination + validCount).initializeMemory(as: UInt8.self, repeating: 0, count: count - validCount)
+                    if blockFileSize == nil { blockFileSize = logicalBlockFileSize(layout: layout, sealer: sealer).size }
+                    if position + Int64(count) > (blockFileSize ?? 0) { result = SQLITE_IOERR_SHORT_READ_CODE }
+                }
+            }
+            done += count
+        }
+        return result
+    }
+
+    func write(_ buffer: UnsafeRawPointer, amount: Int, offset: Int64) -> Int32 {
+        guard case .sealed(let layout, let sealer) = mode else { return physicalWrite(buffer, amount, offset) }
+        var done = 0
+        while done < amount {
+            let position = offset + Int64(done)
+            let unit = layout.unit(at: position)
+            let within = Int(position - unit.logicalStart)
+            let count = min(amount - done, unit.logicalLength - within)
+            let source = buffer + done
+            var rc = fillGap(before: unit, layout: layout, sealer: sealer)
+            guard rc == SQLITE_OK else { return rc }
+            if within == 0 && count == unit.logicalLength {
+                rc = writeUnit(unit, from: source, usedLength: count, sealer: sealer)
+            } else {
+                // Read-modify-write of a partly covered unit.
+                let body = scratchUnit
+                let (outcome, used) = readUnit(unit, into: body, sealer: sealer)
+                var usedLength = used
+                switch outcome {
+                case .failed(let status): return status
+                case .absent:
+                    body.initializeMemory(as: UInt8.self, repeating: 0, count: unit.logicalLength)
+                    usedLength = 0
+                case .opened: break
+                }
+                (body + within).copyMemory(from: source, byteCount: count)
+                rc = writeUnit(unit, from: body, usedLength: max(usedLength, within + count), sealer: sealer)
+            }
+            guard rc == SQLITE_OK else { return rc }
+            done += count
+        }
+        return SQLITE_OK
+    }
+
+    func truncate(_ logicalSize: Int64) -> Int32 {
+        guard case .sealed(let layout, let sealer) = mode else { return physicalTruncate(logicalSize) }
+        let physical = layout.physicalSize(logicalSize: logicalSize)
+        if case .blocks = layout, logicalSize % Int64(SealedFileLayout.blockSize) != 0 {
+            // The last kept block records the new used length.
+            let unit = layout.unit(at: logicalSize - 1)
+            let body = scratchUnit
+            let (outcome, used) = readUnit(unit, into: body, sealer: sealer)
+            switch outcome {
+            case .failed(let status): return status
+            case .absent: break
+            case .opened:
+                let newUsed = min(used, Int(logicalSize - unit.logicalStart))
+                body.advanced(by: newUsed).initializeMemory(as: UInt8.self, repeating: 0, count: unit.logicalLength - newUsed)
+                let rc = writeUnit(unit, from: body, usedLength: newUsed, sealer: sealer)
+                guard rc == SQLITE_OK else { return rc }
+            }
+        }
+        return physicalTruncate(physical)
+    }
+
+    func fileSize() -> (status: Int32, size: Int64) {
+        guard case .sealed(let layout, let sealer) = mode else { return physicalSize() }
+        if case .blocks = layout { return logicalBlockFileSize(layout: layout, sealer: sealer) }
+        let (status, size) = physicalSize()
+        guard status == SQLITE_OK else { return (status, 0) }
+        return (SQLITE_OK, layout.logicalSize(physicalSize: size))
+    }
+
+    /// A block file's logical size: whole blocks before the last, plus the last block's used length.
+    private func logicalBlockFileSize(layout: SealedFileLayout, sealer: UnitSealer) -> (status: Int32, size: Int64) {
+        let (status, physical) = physicalSize()
+        guard status == SQLITE_OK else { return (status, 0) }
+        guard physical > 0 else { return (SQLITE_OK, 0) }
+        let units = physical / SealedFileLayout.physicalBlockSize
+        if physical % SealedFileLayout.physicalBlockSize != 0 || units == 0 {
+            // A cut-short last block: count it whole so that reading it reports the truncation.
+            return (SQLITE_OK, layout.logicalSize(physicalSize: physical))
+        }
+        let last = layout.unit(at: (units - 1) * Int64(SealedFileLayout.blockSize))
+        let (outcome, used) = readUnit(last, into: scratchUnit, sealer: sealer)
+        switch outcome {
+        case .failed(let rc): return (rc, 0)
+        case .absent: return (SQLITE_OK, last.logicalStart)
+        case .opened: return (SQLITE_OK, last.logicalStart + Int64(used))
+        }
+    }
+}
+
+// Extended result codes as plain constants (see CSQLite/shim.h).
+let SQLITE_IOERR_READ_CODE = VAULTKIT_SQLITE_IOERR_READ
+let SQLITE_IOERR_SHORT_READ_CODE = VAULTKIT_SQLITE_IOERR_SHORT_READ
+let SQLITE_IOERR_WRITE_CODE = VAULTKIT_SQLITE_IOERR_WRITE
+let SQLITE_IOERR_TRUNCATE_CODE = VAULTKIT_SQLITE_IOERR_TRUNCATE
+let SQLITE_IOERR_FSTAT_CODE = VAULTKIT_SQLITE_IOERR_FSTAT
+let SQLITE_IOERR_DATA_CODE = VAULTKIT_SQLITE_IOERR_DATA

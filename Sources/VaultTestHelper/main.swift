@@ -1,0 +1,128 @@
+// VaultTestHelper: a child process for the tests that cannot run in-process.
+//
+//   VaultTestHelper durability-writer <vault> [wal|delete]   key (hex) on stdin
+//       Commits transaction after transaction and prints "committed N" after
+//       each commit returns, until it is killed. The test SIGKILLs it at a
+//       random moment and checks that every reported commit survived.
+//   VaultTestHelper read-only-check <vault> [--as-nobody]     key (hex) on stdin
+//       Opens the vault read-only (as uid 65534 if asked, so that file modes
+//       apply even when the tests run as root), prints the row count, then
+//       tries to write and prints how that failed.
+//   VaultTestHelper make-fixture <vault>                      key (hex) on stdin
+//       Writes the format-v1 fixture vault (see KeyFixtures/README.md).
+//
+// The key never appears on a command line, where `ps` would show it.
+import Foundation
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("VaultTestHelper: \(message)\n".utf8))
+    exit(3)
+}
+
+func readKeyFromStandardInput() -> MasterKey {
+    guard let line = readLine(strippingNewline: true) else { fail("expected a hex key on stdin") }
+    var bytes: [UInt8] = []
+    var index = line.startIndex
+    while index < line.endIndex {
+        let next = line.index(index, offsetBy: 2, limitedBy: line.endIndex) ?? line.endIndex
+        guard let byte = UInt8(line[index..<next], radix: 16) else { fail("the key is not hex") }
+        bytes.append(byte)
+        index = next
+    }
+    do { return try MasterKey(wiping: &bytes) } catch { fail("\(error)") }
+}
+
+/// The payload of row `id` in the durability test: deterministic, of varying
+/// size (some rows overflow onto their own pages).
+func durabilityPayload(_ id: Int) -> String {
+    let length = 16 + (id * 7919) % 3000
+    return String(repeating: String(UnicodeScalar(UInt8(65 + id % 26))), count: length)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first, arguments.count >= 2 else { fail("usage: see the comment at the top of main.swift") }
+let url = URL(fileURLWithPath: arguments[1])
+
+switch command {
+case "durability-writer":
+    let key = readKeyFromStandardInput()
+    var configuration = VaultDatabase.Configuration(fileURL: url, masterKey: key)
+    configuration.walAutocheckpointPages = 40   // checkpoints happen often, so kills land inside them too
+    do {
+        let vault = try VaultDatabase(configuration: configuration)
+        if arguments.count > 2 && arguments[2] == "delete" {
+            try vault.writeWithoutTransaction { db in try db.execute("PRAGMA journal_mode = DELETE") }
+        }
+        try vault.write { db in
+            try db.execute("CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            try db.execute("CREATE TABLE IF NOT EXISTS counter(id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
+            try db.execute("INSERT OR IGNORE INTO counter(id, value) VALUES (1, 0)")
+        }
+        var next = try vault.read { db in try db.fetchOne("SELECT coalesce(max(id), 0) FROM t")?[0].int64 ?? 0 } + 1
+        while true {
+            let id = next
+            try vault.write { db in
+                try db.execute("INSERT INTO t(id, body) VALUES (?, ?)", arguments: [.integer(id), .text(durabilityPayload(Int(id)))])
+                try db.execute("UPDATE counter SET value = ? WHERE id = 1", arguments: [.integer(id)])
+                if id % 5 == 0 {   // rewrite older rows too, so that commits touch many pages
+                    try db.execute("UPDATE t SET body = body WHERE id % 17 = ?", arguments: [.integer(id % 17)])
+                }
+            }
+            // Unbuffered: the parent must see the line the moment the commit returned.
+            FileHandle.standardOutput.write(Data("committed \(id)\n".utf8))
+            next += 1
+        }
+    } catch {
+        fail("\(error)")
+    }
+
+case "read-only-check":
+    let key = readKeyFromStandardInput()
+    if arguments.contains("--as-nobody") {
+        guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges") }
+    }
+    var configuration = VaultDatabase.Configuration(fileURL: url, masterKey: key)
+    configuration.readOnly = true
+    do {
+        let vault = try VaultDatabase(configuration: configuration)
+        let count = try vault.read { db in try db.fetchOne("SELECT count(*) FROM t")?[0].int64 ?? -1 }
+        print("rows \(count)")
+        do {
+            try vault.read { db in try db.execute("INSERT INTO t(body) VALUES ('x')") }
+            print("write succeeded")
+        } catch VaultError.readOnly {
+            print("write refused: read-only")
+        } catch {
+            print("write failed: \(error)")
+        }
+    } catch {
+        print("open failed: \(error)")
+    }
+
+case "make-fixture":
+    let key = readKeyFromStandardInput()
+    do {
+        let vault = try VaultDatabase(configuration: .init(fileURL: url, masterKey: key))
+        try vault.write { db in
+            try db.execute("CREATE TABLE fixture(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score REAL, data BLOB)")
+            for id in 1...200 {
+                try db.execute("INSERT INTO fixture(id, name, score, data) VALUES (?, ?, ?, ?)", arguments: [
+                    .integer(Int64(id)), .text("row-\(id)-" + String(repeating: "v", count: id % 50)),
+                    .real(Double(id) / 4), .blob(Data((0..<(id % 40)).map { UInt8(($0 * id) & 0xFF) })),
+                ])
+            }
+        }
+        try vault.checkpoint()
+        vault.close()
+    } catch {
+        fail("\(error)")
+    }
+
+default:
+    fail("unknown command \(command)")
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Testing
+@testable import VaultCore
+
+/// A vault snapshot (database file, optional WAL) and the rows it must read back as.
+struct TamperFixture {
+    let key: MasterKey
+    let database: Data
+    let wal: Data?
+    let expected: [(Int64, String)]
+
+    /// A vault of ~30 pages, fully checkpointed (`withWAL == false`), or with
+    /// later committed transactions still in its WAL.
+    static func make(withWAL: Bool) throws -> TamperFixture {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("f.vault")
+        let key = try MasterKey.generate()
+        let vault = try openVault(url, key: key) { $0.walAutocheckpointPages = 0 }
+        try vault.write { db in
+            try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            for i in 1...300 {
+                try db.execute("INSERT INTO t(id, body) VALUES (?, ?)", arguments: [.integer(Int64(i)), .text("\(plaintextMarker)-\(i)-" + String(repeating: "b", count: 300))])
+            }
+        }
+        try vault.checkpoint()
+        if withWAL {
+            for round in 0..<3 {
+                try vault.write { db in
+                    try db.execute("UPDATE t SET body = ? || id WHERE id % 4 = ? AND id <= 24", arguments: [.text("round\(round)-"), .integer(Int64(round))])
+                    try db.execute("INSERT INTO t(body) VALUES (?)", arguments: [.text("appended-\(round)")])
+                }
+            }
+        }
+        let expected = try readRows(vault)
+        // Copy while the vault is open and idle: db + WAL are a consistent pair.
+        let database = try Data(contentsOf: url)
+        let wal = withWAL ? try Data(contentsOf: URL(fileURLWithPath: url.path + "-wal")) : nil
+        if withWAL { #expect((wal?.count ?? 0) > 72) }
+        vault.close()
+        return TamperFixture(key: key, database: database, wal: wal, expected: expected)
+    }
+
+    enum Outcome {
+        case error(VaultError)
+        case sameData
+        case differentData
+    }
+
+    /// Writes (possibly altered) files to a fresh directory, opens, reads every row and verifies.
+    func open(database: Data, wal: Data?) throws -> Outcome {
+        let directory = try TemporaryDirectory("tamper")
+        let url = directory.file("f.vault")
+        try database.write(to: url)
+        if let wal { try wal.write(to: URL(fileURLWithPath: url.path + "-wal")) }
+        do {
+            let vault = try openVault(url, key: key)
+            let rows = try readRows(vault)
+            try vault.verify()
+            let same = rows.count == expected.count && zip(rows, expected).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+            return same ? .sameData : .differentData
+        } catch let error as VaultError {
+            return .error(error)
+        }
+    }
+}
+
+/// Deterministic sample positions in `range`.
+func samplePositions(in range: Range<Int>, count: Int, seed: UInt64) -> [Int] {
+    var state = seed
+    return (0..<count).map { _ in
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return range.lowerBound + Int((state >> 33) % UInt64(range.count))
+    }
+}
+
+@Suite("Tamper detection: altered bytes are an error, never different data")
+struct TamperDetectionTests {
+    @Test("every bit flip in a database page is an integrity error naming the page")
+    func databasePageFlips() throws {
+        let fixture = try TamperFixture.make(withWAL: false)
+        let pageRegion = 4096..<fixture.database.count
+        var positions = samplePositions(in: pageRegion, count: 160, seed: 1)
+        // The edges of units: first byte, last ciphertext byte, nonce, tag.
+        positions += [4096, 4096 + 4055, 4096 + 4056, 4096 + 4079, 4096 + 4080, fixture.database.count - 1]
+        for position in positions {
+            var bytes = fixture.database
+            bytes[position] ^= 0x04
+            let outcome = try fixture.open(database: bytes, wal: nil)
+            guard case .error(let error) = outcome else {
+                Issue.record("flip at \(position) was not detected: \(outcome)")
+                continue
+            }
+            guard case .integrity(let failure) = error else {
+                Issue.record("flip at \(position) gave \(error), expected an integrity failure")
+                continue
+            }
+            #expect(failure.location == .databasePage(UInt64((position - 4096) / 4096 + 1)), "flip at \(position)")
+            #expect(failure.path.hasSuffix("f.vault"))
+        }
+    }
+
+    @Test("bit flips in the header are an error where authenticated and change nothing elsewhere")
+    func headerFlips() throws {
+        let fixture = try TamperFixture.make(withWAL: false)
+        for position in Array(0..<4096).filter({ $0 % 7 == 0 || (100..<160).contains($0) || (256..<384).contains($0) }) {
+            var bytes = fixture.database
+            bytes[position] ^= 0x01
+            let outcome = try fixture.open(database: bytes, wal: nil)
+            let authenticated = (100..<152).contains(position) || (256..<368).contains(position)
+            switch outcome {
+            case .differentData:
+                Issue.record("flip at header byte \(position) produced different data")
+            case .sameData:
+                #expect(!authenticated, "flip at authenticated header byte \(position) went unnoticed")
+            case .error:
+                #expect(authenticated, "flip at unauthenticated header byte \(position) should be harmless")
+            }
+        }
+    }
+
+    @Test("every bit flip in the WAL is an integrity error naming the frame")
+    func walFlips() throws {
+        let fixture = try TamperFixture.make(withWAL: true)
+        guard let wal = fixture.wal else { return }
+        var positions = samplePositions(in: 0..<wal.count, count: 160, seed: 2)
+        positions += [0, 31, 32, 71, 72, 72 + 23, 72 + 24, 72 + 63, 72 + 64, 72 + 4159, wal.count - 1]
+        for position in positions {
+            var bytes = wal
+            bytes[position] ^= 0x10
+            let outcome = try fixture.open(database: fixture.database, wal: bytes)
+            guard case .error(let error) = outcome else {
+                Issue.record("WAL flip at \(position) was not detected: \(outcome)")
+                continue
+            }
+            guard case .integrity(let failure) = error else {
+                Issue.record("WAL flip at \(position) gave \(error)")
+                continue
+            }
+            #expect(failure.path.hasSuffix("f.vault-wal"))
+            if position >= 72 {
+                #expect(failure.location == .walFrame(UInt64((position - 72) / 4160 + 1)), "WAL flip at \(position)")
+            } else {
+                #expect(failure.location == .walHeader)
+            }
+        }
+    }
+
+    @Test("a database flip under a WAL is an error or unseen (superseded), never different data")
+    func databaseFlipsWithWAL() throws {
+        let fixture = try TamperFixture.make(withWAL: true)
+        var errors = 0
+        for position in samplePositions(in: 4096..<fixture.database.count, count: 60, seed: 3) {
+            var bytes = fixture.database
+            bytes[position] ^= 0x80
+            switch try fixture.open(database: bytes, wal: fixture.wal) {
+            case .differentData: Issue.record("flip at \(position) produced different data")
+            case .error: errors += 1
+            case .sameData: break
+            }
+        }
+        #expect(errors > 40, "most pages are not superseded by the WAL, so most flips must be seen")
+    }
+
+    @Test("swapped, zeroed and transplanted pages are detected")
+    func pageMoves() throws {
+        let fixture = try TamperFixture.make(withWAL: false)
+        let page = { (n: Int) in 4096 * n..<(4096 * (n + 1)) }   // physical range of page n (1-based)
+        func expectIntegrity(_ bytes: Data, wal: Data? = nil, _ what: String) throws {
+            guard case .error(let error) = try fixture.open(database: bytes, wal: wal) else {
+                Issue.record("\(what) was not detected"); return
+            }
+            guard case .integrity = error else { Issue.record("\(what) gave \(error)"); return }
+        }
+        var swapped = fixture.database
+        swapped.replaceSubrange(page(2), with: fixture.database[page(3)])
+        swapped.replaceSubrange(page(3), with: fixture.database[page(2)])
+        try expectIntegrity(swapped, "swapping pages 2 and 3")
+
+        var duplicated = fixture.database
+        duplicated.replaceSubrange(page(4), with: fixture.database[page(5)])
+        try expectIntegrity(duplicated, "copying page 5 over page 4")
+
+        var zeroed = fixture.database
+        zeroed.replaceSubrange(page(3), with: Data(count: 4096))
+        try expectIntegrity(zeroed, "zeroing page 3")
+
+        // The same page number from another vault under the same key: another data key and salt.
+        let other = try TamperFixture.make(withWAL: false)
+        var transplanted = fixture.database
+        transplanted.replaceSubrange(page(2), with: other.database[page(2)])
+        try expectIntegrity(transplanted, "page 2 from another vault")
+
+        // The other vault's WAL next to this database.
+        let withWAL = try TamperFixture.make(withWAL: true)
+        try expectIntegrity(fixture.database, wal: withWAL.wal, "a WAL from another vault")
+    }
+
+    @Test("WAL frames swapped, WAL header zeroed: detected")
+    func walMoves() throws {
+        let fixture = try TamperFixture.make(withWAL: true)
+        guard let wal = fixture.wal, wal.count >= 72 + 3 * 4160 else { Issue.record("WAL too short"); return }
+        let frame = { (n: Int) in (72 + 4160 * (n - 1))..<(72 + 4160 * n) }
+        var swapped = wal
+        swapped.replaceSubrange(frame(1), with: wal[frame(2)])
+        swapped.replaceSubrange(frame(2), with: wal[frame(1)])
+        guard case .error(.integrity) = try fixture.open(database: fixture.database, wal: swapped) else {
+            Issue.record("swapped WAL frames not detected"); return
+        }
+        var zeroed = wal
+        zeroed.replaceSubrange(0..<72, with: Data(count: 72))
+        guard case .error(.integrity) = try fixture.open(database: fixture.database, wal: zeroed) else {
+            Issue.record("zeroed WAL header not detected"); return
+        }
+    }
+
+    @Test("truncation is detected: mid-page, whole pages, header only, mid-frame WAL")
+    func truncation() throws {
+        let fixture = try TamperFixture.make(withWAL: false)
+        let count = fixture.database.count
+        for (length, what) in [(count - 100, "mid-page"), (count - 4096, "the last page"), (count - 3 * 4096, "three pages"), (4096, "all pages"), (4096 + 10, "page 1 cut")] {
+            let outcome = try fixture.open(database: fixture.database.prefix(length), wal: nil)
+            guard case .error(let error) = outcome else { Issue.record("truncating \(what) was not detected: \(outcome)"); continue }
+            guard case .integrity = error else { Issue.record("truncating \(what) gave \(error)"); continue }
+        }
+        let withWAL = try TamperFixture.make(withWAL: true)
+        guard let wal = withWAL.wal else { return }
+        let outcome = try withWAL.open(database: withWAL.database, wal: wal.prefix(wal.count - 1000))
+        guard case .error(.integrity(let failure)) = outcome else { Issue.record("WAL cut mid-frame: \(outcome)"); return }
+        #expect(failure.reason.contains("truncated"))
+    }
+}
