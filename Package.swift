@@ -55,7 +55,7 @@ let package = Package(
 
         .testTarget(
             name: "VaultCoreTests",
-            dependencies: ["VaultCore", "CSQLite", "CSodium", "VaultTestHelper"],
+            dependencies: ["VaultCore", "CSQLite", "CSodium", "VaultTestHelper", "vault"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -10,6 +10,9 @@
 //       tries to write and prints how that failed.
 //   VaultTestHelper make-fixture <vault>                      key (hex) on stdin
 //       Writes the format-v1 fixture vault (see KeyFixtures/README.md).
+//   VaultTestHelper rotate-loop|rekey-loop <vault> <key file A> <key file B>
+//       Rotates the master key (or rekeys) A→B, prints "now B", B→A, prints
+//       "now A", and so on until killed. The vault starts under key A.
 //
 // The key never appears on a command line, where `ps` would show it.
 import Foundation
@@ -119,6 +122,27 @@ case "make-fixture":
         }
         try vault.checkpoint()
         vault.close()
+    } catch {
+        fail("\(error)")
+    }
+
+case "rotate-loop", "rekey-loop":
+    guard arguments.count >= 4 else { fail("usage: \(command) <vault> <key file A> <key file B>") }
+    do {
+        let keys = try [arguments[2], arguments[3]].map {
+            try FileKeyStore.readKeyFile(at: URL(fileURLWithPath: $0), passphrase: nil).key
+        }
+        var current = 0
+        while true {
+            let next = 1 - current
+            if command == "rotate-loop" {
+                try VaultMaintenance.rotateMasterKey(ofVaultAt: url, from: keys[current], to: keys[next])
+            } else {
+                try VaultMaintenance.rekey(vaultAt: url, from: keys[current], to: keys[next])
+            }
+            current = next
+            FileHandle.standardOutput.write(Data("now \(current == 0 ? "A" : "B")\n".utf8))
+        }
     } catch {
         fail("\(error)")
     }

@@ -289,6 +289,49 @@ func runCryptoFloor() {
     print(String(format: "\n## crypto floor: XChaCha20-Poly1305 seal %.2f µs/page, open %.2f µs/page", sealMicros, openMicros))
 }
 
+/// Master-key rotation (O(1)) against rekey (O(size)) on a vault of `--megabytes`.
+@MainActor func runRotationBenchmark() {
+    let megabytes = option("--megabytes", default: 100)
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-bench-rotation-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let url = directory.appendingPathComponent("big.vault")
+    do {
+        let keys = [benchKey, try MasterKey.generate()]
+        do {
+            var configuration = VaultDatabase.Configuration(fileURL: url, masterKey: keys[0])
+            configuration.synchronous = .normal
+            let vault = try VaultDatabase(configuration: configuration)
+            let payload = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            try vault.write { db in
+                try db.execute("CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+                let insert = try db.cachedStatement("INSERT INTO blob(data) VALUES (?)")
+                for _ in 0..<(megabytes * 1000) { try insert.execute([.blob(payload)]) }
+            }
+            try vault.checkpoint()
+            vault.close()
+        }
+        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
+        var rotations: [Double] = []
+        for i in 0..<9 {
+            let start = now()
+            try VaultMaintenance.rotateMasterKey(ofVaultAt: url, from: keys[i % 2], to: keys[(i + 1) % 2])
+            rotations.append(Double(now() - start) / 1_000_000)
+        }
+        let start = now()
+        try VaultMaintenance.rekey(vaultAt: url, from: keys[1], to: keys[0])
+        let rekeyMilliseconds = Double(now() - start) / 1_000_000
+        print("\n## key rotation on a \(size / 1_000_000) MB vault (\(size / 4096) pages)")
+        print("| operation | time |")
+        print("|---|---:|")
+        print(String(format: "| rotate-key (rewrap the data key; median of 9) | %.2f ms |", median(rotations)))
+        print(String(format: "| rekey (re-encrypt every page into a new file) | %.0f ms |", rekeyMilliseconds))
+    } catch {
+        print("vault-bench: \(error)")
+        exit(1)
+    }
+}
+
 let mode = arguments.first(where: { !$0.hasPrefix("--") && Int($0) == nil }) ?? "storage"
 switch mode {
 case "storage":
@@ -299,7 +342,9 @@ case "storage":
                         title: "A. SQLite's defaults on both sides (2 MB page cache, default cache spill)")
     runStorageBenchmark(settings: Settings(cacheKiB: defaults.pageCacheSize / 1024, spillPages: defaults.spillThreshold / 4096),
                         title: "B. the vault's defaults on both sides (\(defaults.pageCacheSize >> 20) MiB page cache, spill above \(defaults.spillThreshold >> 20) MiB)")
+case "rotation":
+    runRotationBenchmark()
 default:
-    print("usage: vault-bench [storage] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
+    print("usage: vault-bench [storage|rotation] [--megabytes N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
     exit(2)
 }

@@ -5,7 +5,15 @@ import ArgumentParser
 struct VaultCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault",
-        abstract: "Create, inspect and demonstrate VaultKit encrypted vaults.",
-        subcommands: [DemoCommand.self]
+        abstract: "Create keys for, rotate, verify and inspect VaultKit encrypted vaults.",
+        discussion: """
+        Keys are read from key files (`vault keygen` writes them), never from the
+        command line. Passphrases come from a file or standard input.
+
+        Exit codes: 0 success; 64 usage error; 65 integrity failure or not a vault;
+        66 file not found; 74 I/O error; 75 vault in use; 77 wrong key, wrong
+        passphrase or unsafe key-file permissions; 78 damaged or unsupported key file.
+        """,
+        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, RotateKeyCommand.self, RekeyCommand.self, DemoCommand.self]
     )
 }

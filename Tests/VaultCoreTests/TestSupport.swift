@@ -54,17 +54,20 @@ func hex(_ key: MasterKey) -> String {
 }
 
 /// The VaultTestHelper executable, built beside the test bundle.
-func helperExecutable() throws -> URL {
+func helperExecutable() throws -> URL { try builtExecutable("VaultTestHelper") }
+
+/// An executable product built beside the test bundle.
+func builtExecutable(_ name: String) throws -> URL {
     var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
         directory = URL(fileURLWithPath: exe).deletingLastPathComponent()
     }
     for _ in 0..<5 {
-        let candidate = directory.appendingPathComponent("VaultTestHelper")
+        let candidate = directory.appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         directory = directory.deletingLastPathComponent()
     }
-    throw VaultError.io(path: "VaultTestHelper", detail: "helper executable not found near the test bundle")
+    throw VaultError.io(path: name, detail: "executable not found near the test bundle")
 }
 
 /// Runs the helper to completion with `input` on stdin; returns its stdout.
@@ -85,8 +88,9 @@ func runHelper(_ arguments: [String], input: String) throws -> String {
 
 /// Creates a vault with table `t(id, body)` holding `count` rows whose bodies carry the marker.
 @discardableResult
-func makeVault(_ url: URL, key: MasterKey, rows count: Int, bodyLength: Int = 60) throws -> VaultDatabase {
-    let vault = try openVault(url, key: key)
+func makeVault(_ url: URL, key: MasterKey, rows count: Int, bodyLength: Int = 60,
+               configure: (inout VaultDatabase.Configuration) -> Void = { _ in }) throws -> VaultDatabase {
+    let vault = try openVault(url, key: key, configure: configure)
     try vault.write { db in
         try db.execute("CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
         let insert = try db.cachedStatement("INSERT INTO t(id, body) VALUES (?, ?)")

@@ -45,13 +45,17 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case misuse(String)
     /// libsodium could not start or a primitive failed unexpectedly.
     case cryptoUnavailable(String)
+    /// Loading or storing a key failed.
+    case keyStore(KeyStoreError)
+    /// Another connection or process has the vault open, and the operation needs it alone.
+    case inUse(path: String, detail: String)
 
     public var description: String {
         switch self {
         case .invalidKey(let reason):
             return "Invalid encryption key: \(reason)."
         case .missingKey(let path):
-            return "No encryption key was given for the vault at \(path). On-disk vaults are always encrypted: pass a 64-byte master key (MasterKey.generate() makes one) or a key from a keystore."
+            return "No encryption key was given for the vault at \(path). On-disk vaults are always encrypted: pass a 64-byte master key (MasterKey.generate() makes one), or a keyStore and keyIdentifier."
         case .wrongKey(let path):
             return "The key does not open the vault at \(path): it was encrypted with a different master key (or its key slots were altered)."
         case .notAVault(let path, let reason):
@@ -74,6 +78,10 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
             return "VaultKit misuse: \(message)."
         case .cryptoUnavailable(let message):
             return "Cryptography unavailable: \(message)."
+        case .keyStore(let error):
+            return error.description
+        case .inUse(let path, let detail):
+            return "The vault at \(path) is in use: \(detail). Close every app and process that has it open, then try again."
         }
     }
 }

@@ -165,6 +165,22 @@ struct VaultFileHeader: Sendable {
         return output
     }
 
+    /// Each slot as `vault info` reports it (no key needed).
+    static func slotStates(_ block: [UInt8]) -> [VaultMaintenance.VaultInfo.SlotState] {
+        guard block.count >= blockSize else { return [] }
+        let statics = Array(block[staticRange])
+        return slotOffsets.enumerated().map { index, offset in
+            let slot = Array(block[offset..<(offset + slotSize)])
+            if slot.allSatisfy({ $0 == 0 }) { return .empty }
+            let body = Array(slot[0..<96])
+            let generation = readLittleEndian(UInt64.self, block, at: offset)
+            guard generation > 0, slotChecksum(staticBytes: statics, slotIndex: index, body: body) == Array(slot[96..<112]) else {
+                return .damaged
+            }
+            return .valid(generation: generation)
+        }
+    }
+
     /// Parses a header block.
     /// - Parameters:
     ///   - block: the first bytes of the file (up to 4096).

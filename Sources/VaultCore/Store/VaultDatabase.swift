@@ -42,6 +42,9 @@ public final class VaultDatabase: @unchecked Sendable {
 
     private let vfsName: String
     private let immutable: Bool
+    private let keyLock = NSLock()
+    private var masterKey: MasterKey?
+    private var useLock: VaultUseLock?
     private let writerLock = NSLock()
     private var writer: Database?
     private let readersCondition = NSCondition()
@@ -64,13 +67,20 @@ public final class VaultDatabase: @unchecked Sendable {
             path = MemoryVFS.path(forIdentifier: identifier)
             vfsName = MemoryVFS.name
             immutable = false
+            useLock = nil
+            masterKey = nil
         case .file(let url):
             path = VaultVFS.fullPathname(url.standardizedFileURL.path)
             vfsName = VaultVFS.name
+            let key = try configuration.resolveMasterKey()
+            masterKey = key
             let exists = FileManager.default.fileExists(atPath: path)
             if !exists {
                 guard !configuration.readOnly else { throw VaultError.fileNotFound(path: path) }
-                try VaultCreation.create(at: path, masterKey: configuration.masterKey)
+            }
+            useLock = try VaultUseLock.acquire(vaultPath: path, mode: .shared)
+            if !exists {
+                try VaultCreation.create(at: path, masterKey: key)
             }
             immutable = configuration.readOnly && VaultCreation.needsImmutableOpen(path: path)
         }
@@ -88,7 +98,8 @@ public final class VaultDatabase: @unchecked Sendable {
         close()
     }
 
-    /// Closes every connection. Later calls throw ``VaultError/misuse(_:)``.
+    /// Closes every connection and releases the vault's use lock. Later calls
+    /// throw ``VaultError/misuse(_:)``.
     public func close() {
         writerLock.lock()
         writer = nil
@@ -98,12 +109,17 @@ public final class VaultDatabase: @unchecked Sendable {
         idleReaders.removeAll()
         readersCondition.broadcast()
         readersCondition.unlock()
+        keyLock.lock()
+        useLock = nil
+        keyLock.unlock()
     }
 
     // MARK: - Connections
 
     private var openContext: VaultRegistry.OpenContext? {
-        configuration.masterKey.map { VaultRegistry.OpenContext(masterKey: $0, mayCreate: false) }
+        keyLock.lock()
+        defer { keyLock.unlock() }
+        return masterKey.map { VaultRegistry.OpenContext(masterKey: $0, mayCreate: false) }
     }
 
     private func openConnection(forWriting: Bool) throws(VaultError) -> Database {
@@ -215,6 +231,27 @@ public final class VaultDatabase: @unchecked Sendable {
 
     // MARK: - Maintenance
 
+    /// Rotates the master key in O(1): the data key is rewrapped under `newKey`
+    /// into the inactive key slot, fsynced, then the old slot is erased. Pages
+    /// are not touched. From then on only `newKey` opens the vault; this
+    /// instance switches to it. Store `newKey` (for example in your keystore)
+    /// before calling this.
+    ///
+    /// Other processes that have the vault open keep working with their open
+    /// connections but cannot open new ones with the old key: rotate while the
+    /// vault is used by this process only (``VaultMaintenance/rotateMasterKey(ofVaultAt:from:to:)``
+    /// checks that for offline tools).
+    public func rotateMasterKey(to newKey: MasterKey) throws {
+        guard case .file = configuration.storage else {
+            throw VaultError.invalidConfiguration("an in-memory vault has no master key")
+        }
+        guard let currentKey = openContext?.masterKey else { throw VaultError.missingKey(path: path) }
+        try write { db in try VaultMaintenance.installMasterKey(on: db, from: currentKey, to: newKey) }
+        keyLock.lock()
+        masterKey = newKey
+        keyLock.unlock()
+    }
+
     /// Copies the WAL into the database file and truncates the WAL.
     public func checkpoint() throws {
         try writeWithoutTransaction { db in
@@ -244,7 +281,7 @@ public final class VaultDatabase: @unchecked Sendable {
         guard case .file = configuration.storage else {
             throw VaultError.invalidConfiguration("writeCopy is for on-disk vaults")
         }
-        guard let key = masterKey ?? configuration.masterKey else { throw VaultError.missingKey(path: url.path) }
+        guard let key = masterKey ?? openContext?.masterKey else { throw VaultError.missingKey(path: url.path) }
         let target = VaultVFS.fullPathname(url.standardizedFileURL.path)
         guard !FileManager.default.fileExists(atPath: target) else {
             throw VaultError.io(path: target, detail: "the file already exists; writeCopy never overwrites")

@@ -43,8 +43,13 @@ extension VaultDatabase {
 
         /// Where the data lives.
         public var storage: Storage
-        /// The 64-byte master key of an on-disk vault. Required for files.
+        /// The 64-byte master key of an on-disk vault. An on-disk vault needs
+        /// this, or a ``keyStore`` and ``keyIdentifier``.
         public var masterKey: MasterKey?
+        /// Where to load the master key from, when ``masterKey`` is `nil`.
+        public var keyStore: (any KeyStore)?
+        /// The identifier of the master key in ``keyStore``.
+        public var keyIdentifier: String?
         /// Open an existing vault without ever writing to it. Every write throws
         /// ``VaultError/readOnly(path:detail:)``; works when the file and its
         /// directory are not writable.
@@ -74,9 +79,27 @@ extension VaultDatabase {
             self.masterKey = masterKey
         }
 
+        /// An encrypted vault file whose key is loaded from a keystore at open.
+        public init(fileURL: URL, keyStore: any KeyStore, keyIdentifier: String) {
+            self.storage = .file(fileURL)
+            self.keyStore = keyStore
+            self.keyIdentifier = keyIdentifier
+        }
+
         /// An in-memory vault shared by every connection that uses `identifier`.
         public init(inMemoryIdentifier identifier: String) {
             self.storage = .inMemory(identifier: identifier)
+        }
+
+        /// The master key: the one given, or the one loaded from the keystore.
+        func resolveMasterKey() throws(VaultError) -> MasterKey? {
+            if let masterKey { return masterKey }
+            guard let keyStore, let keyIdentifier else { return nil }
+            do {
+                return try keyStore.loadKey(identifier: keyIdentifier)
+            } catch {
+                throw VaultError.keyStore(error)
+            }
         }
 
         func validate() throws(VaultError) {
@@ -90,7 +113,7 @@ extension VaultDatabase {
                 guard !readOnly else { throw .invalidConfiguration("an in-memory vault cannot be read-only: nothing could ever be written to it") }
             case .file(let url):
                 guard url.isFileURL else { throw .invalidConfiguration("fileURL must be a file URL, not \(url.scheme ?? "a relative reference")") }
-                guard masterKey != nil else { throw .missingKey(path: url.path) }
+                guard masterKey != nil || (keyStore != nil && keyIdentifier != nil) else { throw .missingKey(path: url.path) }
             }
         }
     }

@@ -378,6 +378,9 @@ private func vaultFileControl(_ state: SealedFile, _ op: Int32, _ argument: Unsa
         let logical = argument.load(as: sqlite3_int64.self)
         var physical = layout.physicalSize(logicalSize: logical)
         return io.xFileControl?(state.wrapped, op, &physical) ?? SQLITE_NOTFOUND
+    case vaultkitFileControlInstallMasterKey:
+        guard case .sealed(.database, _) = state.mode, let argument else { return SQLITE_NOTFOUND }
+        return state.installMasterKey(Unmanaged<MasterKeyInstallation>.fromOpaque(argument).takeUnretainedValue())
     case SQLITE_FCNTL_PRAGMA:
         guard case .sealed(.database, _) = state.mode, let argument else { break }
         let arguments = argument.assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self)

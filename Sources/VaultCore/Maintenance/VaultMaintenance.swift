@@ -1,0 +1,292 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Operations on a vault file as a whole, for operators and tools (`vault`
+/// uses these): key rotation, rekeying, inspection and verification.
+///
+/// Each one that changes the file needs the vault to itself: it takes the
+/// vault's use lock exclusively and throws ``VaultError/inUse(path:detail:)``
+/// while any ``VaultDatabase`` in any process has it open.
+///
+/// ## Topics
+/// - ``rotateMasterKey(ofVaultAt:from:to:)``
+/// - ``rekey(vaultAt:from:to:)``
+/// - ``inspect(vaultAt:)``
+/// - ``authenticate(vaultAt:key:)``
+public enum VaultMaintenance {
+    // MARK: - Master-key rotation
+
+    /// Rotates the master key in O(1), whatever the vault's size: rewraps the
+    /// data key under `newKey` into the inactive key slot, fsyncs, then erases
+    /// the old slot. A crash at any instant leaves a vault that opens with
+    /// exactly one of the two keys, with all its data.
+    ///
+    /// A rewrap is not revocation: whoever kept the old key and an old copy of
+    /// the header can still unwrap the data key. After a suspected compromise,
+    /// use ``rekey(vaultAt:from:to:)``.
+    public static func rotateMasterKey(ofVaultAt url: URL, from currentKey: MasterKey, to newKey: MasterKey) throws(VaultError) {
+        let path = try existingVaultPath(url)
+        guard let lock = try VaultUseLock.acquire(vaultPath: path, mode: .exclusive) else {
+            throw VaultError.io(path: path, detail: "cannot take the vault's lock")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let db = try Database.open(path: path, vfs: VaultVFS.name, readOnly: false,
+                                   context: VaultRegistry.OpenContext(masterKey: currentKey, mayCreate: false))
+        do {
+            try db.transaction(.immediate) { db in try installMasterKey(on: db, from: currentKey, to: newKey) }
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw VaultError.io(path: path, detail: "\(error)")
+        }
+    }
+
+    /// Rewraps on an open connection inside its write transaction.
+    static func installMasterKey(on db: Database, from currentKey: MasterKey, to newKey: MasterKey, stopBeforeErasingOldSlot: Bool = false) throws(VaultError) {
+        // Reading the schema proves the current key opens the vault's pages.
+        _ = try db.fetchOne("SELECT count(*) FROM sqlite_schema")
+        let request = MasterKeyInstallation(currentKey: currentKey, newKey: newKey)
+        request.stopBeforeErasingOldSlot = stopBeforeErasingOldSlot
+        let status = withExtendedLifetime(request) {
+            sqlite3_file_control(db.handle, "main", vaultkitFileControlInstallMasterKey, Unmanaged.passUnretained(request).toOpaque())
+        }
+        if let failure = request.failure { throw failure }
+        guard status == SQLITE_OK else {
+            throw VaultError.sqlite(SQLiteError(extendedCode: status, message: "the vault VFS did not rotate the key"))
+        }
+    }
+
+    // MARK: - Rekey
+
+    /// Re-encrypts every page under a fresh data key (and `newKey` as master key,
+    /// or the current one when `nil`).
+    ///
+    /// The vault is copied through the VFS into a new file beside it
+    /// (`VACUUM INTO`), which is fsynced and then renamed over the original; the
+    /// directory is fsynced last. Until the rename the original is untouched;
+    /// after it, the new file is complete. A crash at any instant leaves either
+    /// the old vault (old key) or the new one (new key), with all committed data.
+    /// - Throws: ``VaultError/inUse(path:detail:)`` while any process has the vault open.
+    public static func rekey(vaultAt url: URL, from currentKey: MasterKey, to newKey: MasterKey?) throws(VaultError) {
+        let path = try existingVaultPath(url)
+        guard let lock = try VaultUseLock.acquire(vaultPath: path, mode: .exclusive) else {
+            throw VaultError.io(path: path, detail: "cannot take the vault's lock")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let targetKey = newKey ?? currentKey
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        removeAbandonedCopies(of: name, in: directory)
+        let temporary = directory + "/." + name + ".vaultkit-rekey-" + Sodium.randomBytes(count: 8).map { String(format: "%02x", $0) }.joined()
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+
+        do {
+            var source: Database? = try Database.open(
+                path: path, vfs: VaultVFS.name, readOnly: false,
+                context: VaultRegistry.OpenContext(masterKey: currentKey, mayCreate: false))
+            guard let db = source else { return }
+            _ = try db.fetchOne("SELECT count(*) FROM sqlite_schema")
+            try VaultRegistry.$openContext.withValue(VaultRegistry.OpenContext(masterKey: targetKey, mayCreate: true)) { () throws in
+                try db.execute("VACUUM INTO ?", arguments: [.text(temporary)])
+            }
+            do {
+                // The copy starts in rollback-journal mode: make it a WAL vault before it replaces anything.
+                let copy = try Database.open(path: temporary, vfs: VaultVFS.name, readOnly: false,
+                                             context: VaultRegistry.OpenContext(masterKey: targetKey, mayCreate: false))
+                try copy.execute("PRAGMA synchronous = FULL")
+                try copy.execute("PRAGMA journal_mode = WAL")
+                guard try copy.pragmaValue("quick_check").string == "ok" else {
+                    throw VaultError.integrity(IntegrityFailure(path: temporary, location: .databaseStructure, reason: "the new copy failed SQLite's quick check"))
+                }
+            }
+            try VaultCreation.syncFile(temporary)
+            // Closing the last connection checkpoints and removes the old WAL.
+            source = nil
+            if let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal"),
+               let size = attributes[.size] as? NSNumber, size.intValue > 0 {
+                throw VaultError.inUse(path: path, detail: "its WAL could not be checkpointed")
+            }
+            unlink(path + "-shm")
+            guard rename(temporary, path) == 0 else {
+                throw VaultError.io(path: path, detail: "cannot replace the vault (\(String(cString: strerror(errno))))")
+            }
+            VaultCreation.syncDirectory(directory)
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw VaultError.io(path: path, detail: "\(error)")
+        }
+    }
+
+    /// Removes copies a crashed rekey left behind (safe: the caller holds the exclusive lock).
+    private static func removeAbandonedCopies(of name: String, in directory: String) {
+        let prefix = "." + name + ".vaultkit-rekey-"
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix(prefix) {
+            unlink(directory + "/" + entry)
+        }
+    }
+
+    // MARK: - Inspection (no key)
+
+    /// What `vault info` shows: the header fields and sizes, read without a key.
+    public struct VaultInfo: Sendable, Equatable {
+        /// The state of one key slot.
+        public enum SlotState: Sendable, Equatable {
+            case empty
+            case damaged
+            case valid(generation: UInt64)
+        }
+        public var path: String
+        public var formatVersion: Int
+        public var cipherSuite: String
+        public var pageSize: Int
+        public var reservedBytesPerPage: Int
+        public var fileSize: Int64
+        public var pageCount: Int64
+        public var walSize: Int64
+        public var walFrameCount: Int64
+        public var slots: [SlotState]
+    }
+
+    /// Reads the header and sizes of a vault without its key.
+    /// - Throws: ``VaultError/misuse(_:)`` if this process has the vault open
+    ///   (reading the file directly would release SQLite's locks on it).
+    public static func inspect(vaultAt url: URL) throws(VaultError) -> VaultInfo {
+        let path = try existingVaultPath(url)
+        try refuseIfOpenInThisProcess(path)
+        let bytes = try readPrefix(of: path, count: VaultFileHeader.blockSize)
+        let header = try VaultFileHeader.parse(bytes, path: path)
+        let fileSize = Int64(fileLength(path) ?? 0)
+        let walSize = Int64(fileLength(path + "-wal") ?? 0)
+        let frames = walSize > SealedFileLayout.walPhysicalHeaderSize
+            ? (walSize - SealedFileLayout.walPhysicalHeaderSize) / SealedFileLayout.walPhysicalFrameSize : 0
+        return VaultInfo(
+            path: path, formatVersion: Int(VaultFileHeader.formatVersion), cipherSuite: header.suite.description,
+            pageSize: VaultFileHeader.pageSize, reservedBytesPerPage: VaultFileHeader.reservedBytesPerPage,
+            fileSize: fileSize, pageCount: max(0, fileSize - Int64(VaultFileHeader.blockSize)) / Int64(VaultFileHeader.pageSize),
+            walSize: walSize, walFrameCount: frames,
+            slots: VaultFileHeader.slotStates(bytes))
+    }
+
+    // MARK: - Verification
+
+    /// What `vault verify` found.
+    public struct VerificationReport: Sendable {
+        /// Database pages authenticated (every page in the file).
+        public var databasePages: Int
+        /// WAL frames authenticated (every frame in the file, current or stale).
+        public var walFrames: Int
+        /// Every unit that failed, in file order.
+        public var failures: [IntegrityFailure]
+        /// SQLite's `PRAGMA integrity_check` messages; empty when it reports "ok"
+        /// (not run when pages failed authentication).
+        public var integrityProblems: [String]
+
+        /// Whether the vault passed.
+        public var isIntact: Bool { failures.isEmpty && integrityProblems.isEmpty }
+    }
+
+    /// Authenticates every page of the database and every frame of the WAL
+    /// (not only what SQLite would read), then runs SQLite's integrity check.
+    /// - Throws: ``VaultError/wrongKey(path:)`` and header errors; unit failures
+    ///   are reported, not thrown.
+    public static func authenticate(vaultAt url: URL, key: MasterKey) throws(VaultError) -> VerificationReport {
+        let path = try existingVaultPath(url)
+        try refuseIfOpenInThisProcess(path)
+        let database = try readPrefix(of: path, count: Int.max)
+        let header = try VaultFileHeader.parse(Array(database.prefix(VaultFileHeader.blockSize)), path: path)
+        let dataKey = try header.unlock(masterKey: key, path: path)
+        let sealer = UnitSealer(key: try KeyHierarchy.pageKey(dataKey: dataKey), fileSalt: header.fileSalt, suite: header.suite)
+        var failures: [IntegrityFailure] = []
+        let pages = authenticateUnits(database, layout: .database, physicalStart: Int64(VaultFileHeader.blockSize), sealer: sealer, path: path, failures: &failures)
+        var frames = 0
+        if FileManager.default.fileExists(atPath: path + "-wal") {
+            let wal = try readPrefix(of: path + "-wal", count: Int.max)
+            let units = authenticateUnits(wal, layout: .wal, physicalStart: 0, sealer: sealer, path: path + "-wal", failures: &failures)
+            frames = max(0, (units - 1) / 2)
+        }
+        var problems: [String] = []
+        if failures.isEmpty {
+            do {
+                var configuration = VaultDatabase.Configuration(fileURL: URL(fileURLWithPath: path), masterKey: key)
+                configuration.readOnly = true
+                let vault = try VaultDatabase(configuration: configuration)
+                let rows = try vault.read { db in try db.fetchAll("PRAGMA integrity_check") }
+                problems = rows.compactMap { $0[0].string }.filter { $0 != "ok" }
+            } catch let error as VaultError {
+                if case .integrity(let failure) = error { failures.append(failure) } else { throw error }
+            } catch {
+                problems.append("\(error)")
+            }
+        }
+        return VerificationReport(databasePages: pages, walFrames: frames, failures: failures, integrityProblems: problems)
+    }
+
+    /// Opens every unit of `bytes` (a whole file) and records the failures. Returns the number of units.
+    private static func authenticateUnits(_ bytes: [UInt8], layout: SealedFileLayout, physicalStart: Int64, sealer: UnitSealer, path: String, failures: inout [IntegrityFailure]) -> Int {
+        var logical: Int64 = 0
+        var units = 0
+        let output = UnsafeMutableRawPointer.allocate(byteCount: SealedFileLayout.blockSize + 64, alignment: 16)
+        defer {
+            Sodium.wipe(UnsafeMutableRawBufferPointer(start: output, count: SealedFileLayout.blockSize + 64))
+            output.deallocate()
+        }
+        while true {
+            let unit = layout.unit(at: logical)
+            guard unit.physicalStart < Int64(bytes.count) else { break }
+            units += 1
+            if unit.physicalEnd > Int64(bytes.count) {
+                failures.append(IntegrityFailure(path: path, location: unit.location, reason: "the file ends inside this \(unit.kind.label): it was truncated"))
+                break
+            }
+            let opened = bytes.withUnsafeBytes { raw -> Bool in
+                guard let base = raw.baseAddress else { return false }
+                return sealer.open(base + Int(unit.physicalStart), count: unit.sealedLength, into: output, kind: unit.kind, index: unit.index)
+            }
+            if !opened {
+                failures.append(IntegrityFailure(path: path, location: unit.location, reason: "\(unit.kind.label) failed authentication"))
+            }
+            logical = unit.logicalEnd
+        }
+        _ = physicalStart
+        return units
+    }
+
+    // MARK: - Helpers
+
+    private static func existingVaultPath(_ url: URL) throws(VaultError) -> String {
+        try VaultVFS.register()
+        let path = VaultVFS.fullPathname(url.standardizedFileURL.path)
+        guard FileManager.default.fileExists(atPath: path) else { throw VaultError.fileNotFound(path: path) }
+        return path
+    }
+
+    private static func refuseIfOpenInThisProcess(_ path: String) throws(VaultError) {
+        if VaultRegistry.keys(forDatabase: path) != nil {
+            throw VaultError.misuse("\(path) is open in this process; inspect or verify it from a process that does not have it open (reading the file directly would release SQLite's locks on it)")
+        }
+    }
+
+    private static func fileLength(_ path: String) -> UInt64? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value
+    }
+
+    private static func readPrefix(of path: String, count: Int) throws(VaultError) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw VaultError.io(path: path, detail: "cannot open for reading")
+        }
+        defer { try? handle.close() }
+        do {
+            let data = count == Int.max ? try handle.readToEnd() : try handle.read(upToCount: count)
+            return [UInt8](data ?? Data())
+        } catch {
+            throw VaultError.io(path: path, detail: error.localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+/// `vault verify`: authenticate every page and frame, then SQLite's integrity check.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Authenticate every page of the database and WAL, run SQLite's integrity check, and report failures by page."
+    )
+
+    @Argument(help: "The vault file.")
+    var vault: String
+
+    @OptionGroup var key: KeyOptions
+
+    @Flag(name: .long, help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let report: VaultMaintenance.VerificationReport
+        do {
+            report = try VaultMaintenance.authenticate(vaultAt: URL(fileURLWithPath: vault), key: try key.loadKey())
+        } catch {
+            throw fail(error)
+        }
+        if json {
+            printJSON([
+                "ok": report.isIntact, "databasePages": report.databasePages, "walFrames": report.walFrames,
+                "failures": report.failures.map { ["file": $0.path, "location": "\($0.location)", "reason": $0.reason] },
+                "integrityCheck": report.integrityProblems.isEmpty ? ["ok"] : report.integrityProblems,
+            ])
+        } else {
+            for failure in report.failures {
+                FileHandle.standardError.write(Data("vault: \(failure.path): \(failure.location): \(failure.reason)\n".utf8))
+            }
+            for problem in report.integrityProblems {
+                FileHandle.standardError.write(Data("vault: integrity check: \(problem)\n".utf8))
+            }
+            if report.isIntact {
+                print("OK: \(report.databasePages) database pages and \(report.walFrames) WAL frames authenticated; SQLite integrity check ok")
+            } else {
+                print("FAILED: \(report.failures.count) units failed authentication, \(report.integrityProblems.count) integrity-check problems")
+            }
+        }
+        if !report.isIntact { throw ExitCode(ExitStatus.integrityFailure) }
+    }
+}
