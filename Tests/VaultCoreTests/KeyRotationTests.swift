@@ -109,6 +109,35 @@ struct KeyRotationTests {
         try VaultMaintenance.rekey(vaultAt: url, from: key, to: nil)
     }
 
+    @Test("verify authenticates every WAL frame too, and names a failing one")
+    func verifyWAL() throws {
+        let fixture = try TamperFixture.make(withWAL: true)
+        let url = directory.file("w.vault")
+        try fixture.database.write(to: url)
+        guard var wal = fixture.wal else { Issue.record("no WAL"); return }
+        try wal.write(to: URL(fileURLWithPath: url.path + "-wal"))
+        let intact = try VaultMaintenance.authenticate(vaultAt: url, key: fixture.key)
+        #expect(intact.isIntact)
+        #expect(intact.walFrames == (wal.count - 72) / 4160)
+        wal[72 + 4160 + 100] ^= 1      // frame 2's page
+        try wal.write(to: URL(fileURLWithPath: url.path + "-wal"))
+        let report = try VaultMaintenance.authenticate(vaultAt: url, key: fixture.key)
+        #expect(report.failures.map(\.location) == [.walFrame(2)])
+        #expect(report.failures.first?.path.hasSuffix("w.vault-wal") == true)
+    }
+
+    @Test("writeCopy with Realm's encryptionKey label")
+    func writeCopyRealmSpelling() throws {
+        let key = try MasterKey.generate()
+        let vault = try makeVault(directory.file("s.vault"), key: key, rows: 12)
+        let newKey = Data((0..<64).map { UInt8($0) })
+        try vault.writeCopy(toFile: directory.file("copy.vault"), encryptionKey: newKey)
+        #expect(try readRows(try openVault(directory.file("copy.vault"), key: try MasterKey(bytes: newKey))).count == 12)
+        #expect(throws: VaultError.invalidKey("a master key must be exactly 64 bytes; this one has 16")) {
+            try vault.writeCopy(toFile: directory.file("bad.vault"), encryptionKey: Data(count: 16))
+        }
+    }
+
     @Test("verify reports every failing page by number")
     func verifyReportsPages() throws {
         let url = directory.file("v.vault")

@@ -199,16 +199,14 @@ public enum VaultMaintenance {
     public static func authenticate(vaultAt url: URL, key: MasterKey) throws(VaultError) -> VerificationReport {
         let path = try existingVaultPath(url)
         try refuseIfOpenInThisProcess(path)
-        let database = try readPrefix(of: path, count: Int.max)
-        let header = try VaultFileHeader.parse(Array(database.prefix(VaultFileHeader.blockSize)), path: path)
+        let header = try VaultFileHeader.parse(try readPrefix(of: path, count: VaultFileHeader.blockSize), path: path)
         let dataKey = try header.unlock(masterKey: key, path: path)
         let sealer = UnitSealer(key: try KeyHierarchy.pageKey(dataKey: dataKey), fileSalt: header.fileSalt, suite: header.suite)
         var failures: [IntegrityFailure] = []
-        let pages = authenticateUnits(database, layout: .database, physicalStart: Int64(VaultFileHeader.blockSize), sealer: sealer, path: path, failures: &failures)
+        let pages = try authenticateUnits(ofFile: path, layout: .database, sealer: sealer, failures: &failures)
         var frames = 0
         if FileManager.default.fileExists(atPath: path + "-wal") {
-            let wal = try readPrefix(of: path + "-wal", count: Int.max)
-            let units = authenticateUnits(wal, layout: .wal, physicalStart: 0, sealer: sealer, path: path + "-wal", failures: &failures)
+            let units = try authenticateUnits(ofFile: path + "-wal", layout: .wal, sealer: sealer, failures: &failures)
             frames = max(0, (units - 1) / 2)
         }
         var problems: [String] = []
@@ -228,33 +226,46 @@ public enum VaultMaintenance {
         return VerificationReport(databasePages: pages, walFrames: frames, failures: failures, integrityProblems: problems)
     }
 
-    /// Opens every unit of `bytes` (a whole file) and records the failures. Returns the number of units.
-    private static func authenticateUnits(_ bytes: [UInt8], layout: SealedFileLayout, physicalStart: Int64, sealer: UnitSealer, path: String, failures: inout [IntegrityFailure]) -> Int {
-        var logical: Int64 = 0
-        var units = 0
-        let output = UnsafeMutableRawPointer.allocate(byteCount: SealedFileLayout.blockSize + 64, alignment: 16)
+    /// Opens every unit of a file, one unit in memory at a time, and records
+    /// the failures. Returns the number of units.
+    private static func authenticateUnits(ofFile path: String, layout: SealedFileLayout, sealer: UnitSealer, failures: inout [IntegrityFailure]) throws(VaultError) -> Int {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw VaultError.io(path: path, detail: "cannot open for reading")
+        }
+        defer { try? handle.close() }
+        let fileSize = Int64(fileLength(path) ?? 0)
+        let capacity = Int(SealedFileLayout.physicalBlockSize)
+        let output = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer {
-            Sodium.wipe(UnsafeMutableRawBufferPointer(start: output, count: SealedFileLayout.blockSize + 64))
+            Sodium.wipe(UnsafeMutableRawBufferPointer(start: output, count: capacity))
             output.deallocate()
         }
+        var logical: Int64 = 0
+        var units = 0
         while true {
             let unit = layout.unit(at: logical)
-            guard unit.physicalStart < Int64(bytes.count) else { break }
+            guard unit.physicalStart < fileSize else { break }
             units += 1
-            if unit.physicalEnd > Int64(bytes.count) {
+            if unit.physicalEnd > fileSize {
                 failures.append(IntegrityFailure(path: path, location: unit.location, reason: "the file ends inside this \(unit.kind.label): it was truncated"))
                 break
             }
-            let opened = bytes.withUnsafeBytes { raw -> Bool in
+            let sealed: Data
+            do {
+                try handle.seek(toOffset: UInt64(unit.physicalStart))
+                sealed = try handle.read(upToCount: unit.physicalLength) ?? Data()
+            } catch {
+                throw VaultError.io(path: path, detail: error.localizedDescription)
+            }
+            let opened = sealed.count == unit.physicalLength && sealed.withUnsafeBytes { raw -> Bool in
                 guard let base = raw.baseAddress else { return false }
-                return sealer.open(base + Int(unit.physicalStart), count: unit.sealedLength, into: output, kind: unit.kind, index: unit.index)
+                return sealer.open(base, count: unit.sealedLength, into: output, kind: unit.kind, index: unit.index)
             }
             if !opened {
                 failures.append(IntegrityFailure(path: path, location: unit.location, reason: "\(unit.kind.label) failed authentication"))
             }
             logical = unit.logicalEnd
         }
-        _ = physicalStart
         return units
     }
 
@@ -283,8 +294,7 @@ public enum VaultMaintenance {
         }
         defer { try? handle.close() }
         do {
-            let data = count == Int.max ? try handle.readToEnd() : try handle.read(upToCount: count)
-            return [UInt8](data ?? Data())
+            return [UInt8](try handle.read(upToCount: count) ?? Data())
         } catch {
             throw VaultError.io(path: path, detail: error.localizedDescription)
         }

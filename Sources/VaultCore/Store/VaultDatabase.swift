@@ -271,6 +271,12 @@ public final class VaultDatabase: @unchecked Sendable {
         }
     }
 
+    /// Realm's spelling: a copy under `encryptionKey` (64 bytes), or under this
+    /// vault's key when `nil`. See ``writeCopy(toFile:masterKey:)``.
+    public func writeCopy(toFile url: URL, encryptionKey: Data?) throws {
+        try writeCopy(toFile: url, masterKey: try encryptionKey.map { data throws(VaultError) in try MasterKey(bytes: data) })
+    }
+
     /// Writes a compacted, encrypted copy of the vault to a new file.
     ///
     /// The copy has its own random data key and salt, wrapped under `masterKey`
