@@ -5,6 +5,7 @@ let package = Package(
     name: "VaultKit",
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
+        .library(name: "VaultKit", targets: ["VaultKit"]),
         .library(name: "VaultCore", targets: ["VaultCore"]),
         .executable(name: "vault", targets: ["vault"]),
         .executable(name: "vault-bench", targets: ["vault-bench"]),
@@ -29,6 +30,12 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: ["CSQLite", "CSodium"]
+        ),
+
+        // The object layer: Realm-style models over the encrypted core.
+        .target(
+            name: "VaultKit",
+            dependencies: ["VaultCore"]
         ),
 
         // The operator's command-line tool (depends on the storage core only).
@@ -57,6 +64,10 @@ let package = Package(
             name: "VaultCoreTests",
             dependencies: ["VaultCore", "CSQLite", "CSodium", "VaultTestHelper", "vault"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "VaultKitTests",
+            dependencies: ["VaultKit"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -229,6 +229,18 @@ public final class VaultDatabase: @unchecked Sendable {
         return try writer.guarded { () throws -> T in try body(writer) }
     }
 
+    /// Runs `body` on the writer connection (a reader on read-only vaults)
+    /// without opening a transaction: for layers that manage transactions
+    /// themselves, like VaultKit's `Vault`.
+    public func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        if configuration.readOnly {
+            let reader = try checkOutReader()
+            defer { checkIn(reader) }
+            return try reader.guarded { () throws -> T in try body(reader) }
+        }
+        return try writeWithoutTransaction(body)
+    }
+
     // MARK: - Maintenance
 
     /// Rotates the master key in O(1): the data key is rewrapped under `newKey`

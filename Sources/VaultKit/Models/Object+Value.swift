@@ -1,0 +1,84 @@
+import Foundation
+
+extension Object {
+    /// An unmanaged object whose properties come from `value`: a dictionary of
+    /// public property names to values, another object (its persisted values are
+    /// copied), or an array of values in property order.
+    ///
+    /// ```swift
+    /// let ada = Person(value: ["firstName": "Ada", "email": "ada@example.org"])
+    /// let copy = Person(value: managedPerson)   // a detached copy
+    /// ```
+    /// Passing a value whose type does not fit a property is a programmer error
+    /// and traps with the class and property named.
+    public convenience init(value: Any) {
+        self.init()
+        assignValues(from: value)
+    }
+
+    /// Sets this unmanaged object's properties from a dictionary, an array or an object.
+    func assignValues(from value: Any) {
+        let schema: ObjectSchema
+        do {
+            schema = try ObjectSchema.schema(for: type(of: self))
+        } catch {
+            preconditionFailure("\(error)")
+        }
+        func assign(_ index: Int, _ newValue: Any?) {
+            let property = schema.properties[index]
+            guard schema.accessors[index].assignUnmanaged(self, newValue) else {
+                preconditionFailure("Invalid value for \(schema.className).\(property.name): expected \(property.objectClassName ?? property.type.rawValue)\(property.isOptional ? "?" : ""), got \(newValue.map { "\(type(of: $0))" } ?? "nil")")
+            }
+        }
+        switch value {
+        case let dictionary as [String: Any?]:
+            for (name, newValue) in dictionary {
+                guard let index = schema.index(ofProperty: name) else {
+                    preconditionFailure("\(schema.className) has no property named '\(name)'")
+                }
+                assign(index, newValue)
+            }
+        case let dictionary as [String: Any]:
+            for (name, newValue) in dictionary {
+                guard let index = schema.index(ofProperty: name) else {
+                    preconditionFailure("\(schema.className) has no property named '\(name)'")
+                }
+                assign(index, newValue)
+            }
+        case let array as [Any?]:
+            precondition(array.count <= schema.properties.count, "\(schema.className) has \(schema.properties.count) properties; \(array.count) values were given")
+            for (index, newValue) in array.enumerated() { assign(index, newValue) }
+        case let other as ObjectBase:
+            guard let otherSchema = try? ObjectSchema.schema(for: type(of: other)) else { return }
+            for (index, property) in schema.properties.enumerated() {
+                guard let sourceIndex = otherSchema.index(ofProperty: property.name) else { continue }
+                assign(index, other.value(at: sourceIndex, schema: otherSchema))
+            }
+        default:
+            preconditionFailure("Object(value:) takes a dictionary, an array or an object, not \(type(of: value))")
+        }
+    }
+}
+
+extension ObjectBase {
+    /// The value of property `index`, boxed (for copies and key-value access).
+    func value(at index: Int, schema: ObjectSchema) -> Any? {
+        if let manager {
+            if schema.properties[index].type == .object {
+                guard let rowID = manager.values[index].int64, let target = schema.properties[index].objectClassName else { return nil }
+                return manager.vault.object(className: target, rowID: rowID)
+            }
+            return schema.accessors[index].decodeBoxed(manager.currentValue(at: index))
+        }
+        switch schema.accessors[index].readUnmanaged(self) {
+        case .column(let stored): return schema.accessors[index].decodeBoxed(stored)
+        case .link(let object): return object
+        }
+    }
+
+    /// Key-value access by public property name (Realm's `object["name"]`).
+    public subscript(key: String) -> Any? {
+        guard let schema = try? ObjectSchema.schema(for: type(of: self)), let index = schema.index(ofProperty: key) else { return nil }
+        return value(at: index, schema: schema)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// The root of every model class; subclass ``Object`` or ``EmbeddedObject``.
+///
+/// An instance is *unmanaged* (a plain Swift object: `@Persisted` values live in
+/// the object) until it is added to a vault; then it is *managed*: its
+/// properties read and write the vault's row, through a cache that is
+/// refreshed when the vault changes.
+open class ObjectBase {
+    /// The object's link to its row once managed; `nil` while unmanaged.
+    final var manager: ManagedObject?
+
+    /// Creates an unmanaged object with the declared default values.
+    public required init() {}
+
+    /// The stored name of each public property name, for classes whose stored
+    /// names differ from their Swift names (for example an existing schema):
+    /// `["firstName": "first_name"]`. Queries and the API keep using public names.
+    open class func propertiesMapping() -> [String: String] { [:] }
+
+    /// Whether the object was deleted from its vault (its properties keep their last values).
+    public var isInvalidated: Bool { manager?.isDeleted ?? false }
+
+    /// The vault that manages this object, or `nil` while unmanaged.
+    public var vault: Vault? { manager?.vault }
+
+    /// The object's schema (name, properties, primary key).
+    public var objectSchema: ObjectSchema? { try? ObjectSchema.schema(for: type(of: self)) }
+
+    /// Whether both are the same stored object (same vault file, class and row),
+    /// or the same instance when unmanaged.
+    public func isSameObject(as other: ObjectBase?) -> Bool {
+        guard let other else { return false }
+        if self === other { return true }
+        guard let mine = manager, let theirs = other.manager else { return false }
+        return mine.schema === theirs.schema && mine.rowID == theirs.rowID && mine.vault.path == theirs.vault.path
+    }
+}
+
+/// A model class stored in its own table, with an optional primary key.
+///
+/// ```swift
+/// final class Person: Object {
+///     @Persisted(primaryKey: true) var _id: ObjectId
+///     @Persisted var firstName = ""
+///     @Persisted(indexed: true) var email = ""
+///     @Persisted var status = Status.active
+///     @Persisted var bestFriend: Person?
+///     var scratch = 0                       // not @Persisted: not stored
+///     convenience init(firstName: String) { self.init(); self.firstName = firstName }
+/// }
+/// ```
+open class Object: ObjectBase, Identifiable, Hashable {
+    public required init() { super.init() }
+
+    /// Stable identity: the row for managed objects, the instance otherwise.
+    public var id: AnyHashable {
+        if let manager { return AnyHashable("\(manager.vault.path)#\(manager.schema.className)#\(manager.rowID)") }
+        return AnyHashable(ObjectIdentifier(self))
+    }
+
+    /// Managed objects are equal when they are the same stored object
+    /// (``isSameObject(as:)``); unmanaged ones when they are the same instance.
+    public static func == (lhs: Object, rhs: Object) -> Bool { lhs.isSameObject(as: rhs) }
+
+    public func hash(into hasher: inout Hasher) {
+        if let manager {
+            hasher.combine(manager.schema.className)
+            hasher.combine(manager.rowID)
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+}
+
+/// An object owned by exactly one parent, stored with it and deleted with it.
+/// It has no primary key and is never added on its own.
+open class EmbeddedObject: ObjectBase {
+    public required init() { super.init() }
+}
+
+extension Object: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .object }
+    public static var vaultLinkTarget: ObjectBase.Type? { self }
+    public static func vaultDefaultValue() -> Self { Self() }
+    public static func vaultDecode(_ value: DatabaseValue) -> Self? { nil }   // links are resolved by the vault
+    public var vaultEncoded: DatabaseValue { manager.map { .integer($0.rowID) } ?? .null }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// How a property is stored: its column type and, for links, its target.
+public enum PropertyType: String, Sendable, Equatable, Codable {
+    case bool, int, float, double, string, data, date, uuid, decimal, objectId
+    /// A to-one link to another object (always optional).
+    case object
+
+    /// The SQLite column affinity.
+    var columnAffinity: String {
+        switch self {
+        case .bool, .int, .object: "INTEGER"
+        case .float, .double, .date: "REAL"
+        case .string, .decimal: "TEXT"
+        case .data, .uuid, .objectId: "BLOB"
+        }
+    }
+}
+
+/// A type a `@Persisted` property can hold: Bool, Int and Int8…Int64, Float,
+/// Double, String, Data, Date, UUID, Decimal, ObjectId, a ``PersistableEnum``,
+/// an `Object` subclass (as an optional to-one link), and the optional of each.
+///
+/// You do not conform your own types to it, except through ``PersistableEnum``.
+public protocol PersistableValue {
+    /// The stored type.
+    static var vaultPropertyType: PropertyType { get }
+    /// Whether `nil` is a value of this type.
+    static var vaultIsOptional: Bool { get }
+    /// The value of a property declared without an initial value.
+    static func vaultDefaultValue() -> Self
+    /// The value for a stored column value, or `nil` if it cannot be one.
+    static func vaultDecode(_ value: DatabaseValue) -> Self?
+    /// The column value that stores `self`.
+    var vaultEncoded: DatabaseValue { get }
+    /// The linked class, for links.
+    static var vaultLinkTarget: ObjectBase.Type? { get }
+}
+
+extension PersistableValue {
+    public static var vaultIsOptional: Bool { false }
+    public static var vaultLinkTarget: ObjectBase.Type? { nil }
+}
+
+// MARK: - Scalars
+
+extension Bool: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .bool }
+    public static func vaultDefaultValue() -> Bool { false }
+    public static func vaultDecode(_ value: DatabaseValue) -> Bool? { value.int64.map { $0 != 0 } }
+    public var vaultEncoded: DatabaseValue { .integer(self ? 1 : 0) }
+}
+
+/// Integers of every width store as SQLite integers.
+public protocol PersistableInteger: PersistableValue, FixedWidthInteger {}
+
+extension PersistableInteger {
+    public static var vaultPropertyType: PropertyType { .int }
+    public static func vaultDefaultValue() -> Self { 0 }
+    public static func vaultDecode(_ value: DatabaseValue) -> Self? { value.int64.flatMap { Self(exactly: $0) } }
+    public var vaultEncoded: DatabaseValue { .integer(Int64(self)) }
+}
+
+extension Int: PersistableInteger {}
+extension Int8: PersistableInteger {}
+extension Int16: PersistableInteger {}
+extension Int32: PersistableInteger {}
+extension Int64: PersistableInteger {}
+
+extension Float: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .float }
+    public static func vaultDefaultValue() -> Float { 0 }
+    public static func vaultDecode(_ value: DatabaseValue) -> Float? { value.double.map { Float($0) } }
+    public var vaultEncoded: DatabaseValue { .real(Double(self)) }
+}
+
+extension Double: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .double }
+    public static func vaultDefaultValue() -> Double { 0 }
+    public static func vaultDecode(_ value: DatabaseValue) -> Double? { value.double }
+    public var vaultEncoded: DatabaseValue { .real(self) }
+}
+
+extension String: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .string }
+    public static func vaultDefaultValue() -> String { "" }
+    public static func vaultDecode(_ value: DatabaseValue) -> String? { value.string }
+    public var vaultEncoded: DatabaseValue { .text(self) }
+}
+
+extension Data: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .data }
+    public static func vaultDefaultValue() -> Data { Data() }
+    public static func vaultDecode(_ value: DatabaseValue) -> Data? { value.data }
+    public var vaultEncoded: DatabaseValue { .blob(self) }
+}
+
+extension Date: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .date }
+    public static func vaultDefaultValue() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
+    // timeIntervalSinceReferenceDate is Date's own storage: the Double round-trips exactly.
+    public static func vaultDecode(_ value: DatabaseValue) -> Date? { value.double.map { Date(timeIntervalSinceReferenceDate: $0) } }
+    public var vaultEncoded: DatabaseValue { .real(timeIntervalSinceReferenceDate) }
+}
+
+extension UUID: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .uuid }
+    public static func vaultDefaultValue() -> UUID { UUID() }
+    public static func vaultDecode(_ value: DatabaseValue) -> UUID? {
+        guard let data = value.data, data.count == 16 else { return nil }
+        let b = [UInt8](data)
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+    public var vaultEncoded: DatabaseValue { .blob(withUnsafeBytes(of: uuid) { Data($0) }) }
+}
+
+extension Decimal: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .decimal }
+    public static func vaultDefaultValue() -> Decimal { 0 }
+    // The canonical string round-trips every Decimal exactly.
+    public static func vaultDecode(_ value: DatabaseValue) -> Decimal? { value.string.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } }
+    public var vaultEncoded: DatabaseValue { .text(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX"))) }
+}
+
+extension ObjectId: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .objectId }
+    public static func vaultDefaultValue() -> ObjectId { .generate() }
+    public static func vaultDecode(_ value: DatabaseValue) -> ObjectId? { value.data.flatMap { ObjectId(bytes: [UInt8]($0)) } }
+    public var vaultEncoded: DatabaseValue { .blob(Data(bytes)) }
+}
+
+// MARK: - Optionals
+
+extension Optional: PersistableValue where Wrapped: PersistableValue {
+    public static var vaultPropertyType: PropertyType { Wrapped.vaultPropertyType }
+    public static var vaultIsOptional: Bool { true }
+    public static var vaultLinkTarget: ObjectBase.Type? { Wrapped.vaultLinkTarget }
+    public static func vaultDefaultValue() -> Wrapped? { nil }
+    public static func vaultDecode(_ value: DatabaseValue) -> Wrapped?? {
+        if value.isNull { return .some(nil) }
+        return Wrapped.vaultDecode(value).map { .some($0) }
+    }
+    public var vaultEncoded: DatabaseValue { self?.vaultEncoded ?? .null }
+}
+
+// MARK: - Enums
+
+/// An enum stored by its raw value (String or an integer), as in Realm.
+///
+/// ```swift
+/// enum Status: String, PersistableEnum { case active, archived }
+/// @Persisted var status = Status.active
+/// @Persisted var previous: Status?
+/// ```
+/// A property declared without an initial value starts at the first case.
+public protocol PersistableEnum: PersistableValue, RawRepresentable, CaseIterable where RawValue: PersistableValue {}
+
+extension PersistableEnum {
+    public static var vaultPropertyType: PropertyType { RawValue.vaultPropertyType }
+    public static func vaultDefaultValue() -> Self {
+        guard let first = allCases.first else { preconditionFailure("PersistableEnum \(Self.self) has no cases") }
+        return first
+    }
+    public static func vaultDecode(_ value: DatabaseValue) -> Self? { RawValue.vaultDecode(value).flatMap { Self(rawValue: $0) } }
+    public var vaultEncoded: DatabaseValue { rawValue.vaultEncoded }
+}

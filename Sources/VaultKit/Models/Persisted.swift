@@ -1,0 +1,118 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Declares a stored property of a model class.
+///
+/// ```swift
+/// final class Person: Object {
+///     @Persisted(primaryKey: true) var _id: ObjectId    // a new ObjectId per object
+///     @Persisted var name = ""                          // default ""
+///     @Persisted(indexed: true) var email = ""
+///     @Persisted var age: Int?                          // default nil
+/// }
+/// ```
+///
+/// The wrapper's storage is only used while the object is unmanaged; once the
+/// object is managed, reads and writes go to the vault.
+@propertyWrapper
+public struct Persisted<Value: PersistableValue> {
+    /// What the wrapper holds while its object is unmanaged.
+    enum Storage {
+        /// A value given at the declaration or set since.
+        case value(Value)
+        /// Declared without a value: the type's default is produced on first use
+        /// (so a property declared `var _id: ObjectId` gets a fresh id per object).
+        case typeDefault
+    }
+
+    /// Set only while VaultKit constructs a class's schema prototype: a
+    /// per-discovery random tag XOR the property's construction order.
+    var discoveryTag: UInt64
+    var storage: Storage
+    let options: PropertyOptions
+
+    private init(storage: Storage, options: PropertyOptions) {
+        self.storage = storage
+        self.options = options
+        self.discoveryTag = SchemaDiscovery.nextTag()
+    }
+
+    /// A property whose initial value is its type's default (`""`, `0`, `nil`, a new ObjectId…).
+    public init() { self.init(storage: .typeDefault, options: PropertyOptions()) }
+
+    /// A property with an initial value: `@Persisted var name = "Ada"`.
+    public init(wrappedValue: Value) { self.init(storage: .value(wrappedValue), options: PropertyOptions()) }
+
+    /// A primary key (or not): `@Persisted(primaryKey: true) var _id: ObjectId`.
+    public init(primaryKey: Bool) { self.init(storage: .typeDefault, options: PropertyOptions(primaryKey: primaryKey)) }
+
+    /// A primary key with an initial value.
+    public init(wrappedValue: Value, primaryKey: Bool) { self.init(storage: .value(wrappedValue), options: PropertyOptions(primaryKey: primaryKey)) }
+
+    /// An indexed property (faster equality and range queries).
+    public init(indexed: Bool) { self.init(storage: .typeDefault, options: PropertyOptions(indexed: indexed)) }
+
+    /// An indexed property with an initial value.
+    public init(wrappedValue: Value, indexed: Bool) { self.init(storage: .value(wrappedValue), options: PropertyOptions(indexed: indexed)) }
+
+    @available(*, unavailable, message: "@Persisted is only available on properties of Object and EmbeddedObject subclasses")
+    public var wrappedValue: Value {
+        get { preconditionFailure("unreachable") }
+        // swiftlint:disable:next unused_setter_value
+        set { preconditionFailure("unreachable") }
+    }
+
+    /// Reads and writes through the enclosing object: its vault row when
+    /// managed, this wrapper's storage otherwise.
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            if let manager = object.manager {
+                let index = manager.schema.propertyIndex(of: storageKeyPath, in: EnclosingSelf.self)
+                return manager.read(Value.self, at: index)
+            }
+            switch object[keyPath: storageKeyPath].storage {
+            case .value(let value):
+                return value
+            case .typeDefault:
+                let value = Value.vaultDefaultValue()
+                object[keyPath: storageKeyPath].storage = .value(value)
+                return value
+            }
+        }
+        set {
+            if let manager = object.manager {
+                let index = manager.schema.propertyIndex(of: storageKeyPath, in: EnclosingSelf.self)
+                manager.write(newValue, at: index)
+            } else {
+                object[keyPath: storageKeyPath].storage = .value(newValue)
+            }
+        }
+    }
+}
+
+/// The options given in `@Persisted(…)`.
+struct PropertyOptions: Sendable, Equatable {
+    var primaryKey = false
+    var indexed = false
+}
+
+/// The type-erased view of a `Persisted` that schema discovery reads through Mirror
+/// and through the property's memory offset.
+protocol AnyPersisted {
+    var discoveryTag: UInt64 { get }
+    var options: PropertyOptions { get }
+    static var valueType: any PersistableValue.Type { get }
+}
+
+extension Persisted: AnyPersisted {
+    static var valueType: any PersistableValue.Type { Value.self }
+}

@@ -1,0 +1,227 @@
+import Foundation
+
+/// One stored property of a model class.
+public struct Property: Sendable, Equatable, CustomStringConvertible {
+    /// The Swift name, used by the API and by queries.
+    public let name: String
+    /// The column name (``ObjectBase/propertiesMapping()`` may change it).
+    public let storedName: String
+    /// The stored type.
+    public let type: PropertyType
+    /// Whether `nil` is allowed.
+    public let isOptional: Bool
+    /// Whether this is the primary key.
+    public let isPrimaryKey: Bool
+    /// Whether an index is kept on it (primary keys always are).
+    public let isIndexed: Bool
+    /// The class a link points to.
+    public let objectClassName: String?
+
+    public var description: String {
+        var text = "\(name): \(objectClassName ?? type.rawValue)\(isOptional ? "?" : "")"
+        if storedName != name { text += " (stored as \(storedName))" }
+        if isPrimaryKey { text += " [primary key]" } else if isIndexed { text += " [indexed]" }
+        return text
+    }
+}
+
+/// How VaultKit reads and writes one property of any instance of a class.
+struct PropertyAccessor: @unchecked Sendable {
+    /// The value held by an unmanaged object: a column value, or a link target.
+    enum UnmanagedValue {
+        case column(DatabaseValue)
+        case link(ObjectBase?)
+    }
+    let readUnmanaged: (ObjectBase) -> UnmanagedValue
+    /// Sets an unmanaged object's property from a value of any type (for `init(value:)`); false if the type does not fit.
+    let assignUnmanaged: (ObjectBase, Any?) -> Bool
+    /// Decodes a stored column value into the property's type, boxed.
+    let decodeBoxed: (DatabaseValue) -> Any?
+    /// Encodes a value of the property's type (boxed) into a column value; nil if it does not fit.
+    let encodeBoxed: (Any?) -> DatabaseValue?
+
+    init<Value: PersistableValue>(_ type: Value.Type, offset: Int) {
+        func pointer(_ object: ObjectBase) -> UnsafeMutablePointer<Persisted<Value>> {
+            (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Persisted<Value>.self)
+        }
+        readUnmanaged = { object in
+            let storage = pointer(object)
+            let value: Value
+            switch storage.pointee.storage {
+            case .value(let current): value = current
+            case .typeDefault:
+                value = Value.vaultDefaultValue()
+                storage.pointee.storage = .value(value)
+            }
+            if Value.vaultPropertyType == .object {
+                return .link((value as Any) as? ObjectBase)
+            }
+            return .column(value.vaultEncoded)
+        }
+        assignUnmanaged = { object, newValue in
+            if newValue == nil || newValue is NSNull {
+                guard Value.vaultIsOptional, let empty = Value.vaultDecode(.null) else { return false }
+                pointer(object).pointee.storage = .value(empty)
+                return true
+            }
+            guard let value = newValue as? Value else { return false }
+            pointer(object).pointee.storage = .value(value)
+            return true
+        }
+        decodeBoxed = { stored in Value.vaultDecode(stored) }
+        encodeBoxed = { value in
+            if value == nil || value is NSNull { return Value.vaultIsOptional ? .null : nil }
+            return (value as? Value)?.vaultEncoded
+        }
+    }
+}
+
+/// A model class's schema: its table and properties, discovered once per class.
+///
+/// ## Topics
+/// - ``className``
+/// - ``properties``
+/// - ``primaryKeyProperty``
+public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
+    /// The class name (the table's name).
+    public let className: String
+    /// The stored properties, superclass properties first, each in declaration order.
+    public let properties: [Property]
+    /// Whether instances are embedded in a parent.
+    public let isEmbedded: Bool
+    let type: ObjectBase.Type
+    let accessors: [PropertyAccessor]
+    /// The linked class of each link property (nil for other properties).
+    let linkTypes: [ObjectBase.Type?]
+    private let prototype: ObjectBase
+    private let seed: UInt64
+    /// Construction order → index in `properties`.
+    private let indexByConstruction: [Int]
+    private let indexByName: [String: Int]
+
+    /// The primary key, if the class has one.
+    public var primaryKeyProperty: Property? { properties.first { $0.isPrimaryKey } }
+    var primaryKeyIndex: Int? { properties.firstIndex { $0.isPrimaryKey } }
+
+    /// The property named `name` (public name).
+    public subscript(name: String) -> Property? { indexByName[name].map { properties[$0] } }
+    func index(ofProperty name: String) -> Int? { indexByName[name] }
+
+    static let maximumClassNameBytes = 57
+    static let maximumPropertyNameBytes = 63
+
+    private init(type: ObjectBase.Type) throws(VaultObjectError) {
+        let className = String(describing: type)
+        self.className = className
+        self.type = type
+        isEmbedded = type is EmbeddedObject.Type
+        guard className.utf8.count <= Self.maximumClassNameBytes else {
+            throw .invalidModel(className: className, property: nil, reason: "class names are limited to \(Self.maximumClassNameBytes) bytes (this one has \(className.utf8.count))")
+        }
+        guard !className.hasPrefix("_vaultkit") else {
+            throw .invalidModel(className: className, property: nil, reason: "class names starting with _vaultkit are reserved")
+        }
+        let (prototype, seed, discovered) = try SchemaDiscovery.discover(type)
+        self.prototype = prototype
+        self.seed = seed
+        let mapping = type.propertiesMapping()
+        var properties: [Property] = []
+        var accessors: [PropertyAccessor] = []
+        var linkTypes: [ObjectBase.Type?] = []
+        var indexByConstruction = [Int](repeating: -1, count: discovered.count)
+        var storedNames = Set<String>()
+        for found in discovered {
+            let name = found.label.hasPrefix("_") ? String(found.label.dropFirst()) : found.label
+            let storedName = mapping[name] ?? name
+            let valueType = found.valueType
+            guard storedName.utf8.count <= Self.maximumPropertyNameBytes, !storedName.isEmpty else {
+                throw .invalidModel(className: className, property: name, reason: "property names are limited to \(Self.maximumPropertyNameBytes) bytes (stored name '\(storedName)' has \(storedName.utf8.count))")
+            }
+            guard storedName != "_vk_id", storedNames.insert(storedName).inserted else {
+                throw .invalidModel(className: className, property: name, reason: "the stored name '\(storedName)' is reserved or used twice")
+            }
+            var linkTarget: String?
+            if valueType.vaultPropertyType == .object {
+                guard let target = valueType.vaultLinkTarget else {
+                    throw .invalidModel(className: className, property: name, reason: "unsupported link type")
+                }
+                guard valueType.vaultIsOptional else {
+                    throw .invalidModel(className: className, property: name, reason: "to-one links must be optional (declare it as \(String(describing: target))?)")
+                }
+                guard !(target is EmbeddedObject.Type) else {
+                    throw .invalidModel(className: className, property: name, reason: "embedded objects are not supported yet")
+                }
+                linkTarget = String(describing: target)
+            }
+            if found.options.primaryKey {
+                guard !isEmbedded else {
+                    throw .invalidModel(className: className, property: name, reason: "embedded objects cannot have a primary key")
+                }
+                guard [.int, .string, .objectId, .uuid].contains(valueType.vaultPropertyType) else {
+                    throw .invalidModel(className: className, property: name, reason: "a primary key must be an Int, String, ObjectId or UUID (or an optional of one)")
+                }
+                guard !properties.contains(where: \.isPrimaryKey) else {
+                    throw .invalidModel(className: className, property: name, reason: "a class can have only one primary key (\(properties.first { $0.isPrimaryKey }?.name ?? "") is one)")
+                }
+            }
+            indexByConstruction[found.constructionIndex] = properties.count
+            properties.append(Property(
+                name: name, storedName: storedName, type: valueType.vaultPropertyType, isOptional: valueType.vaultIsOptional,
+                isPrimaryKey: found.options.primaryKey, isIndexed: found.options.primaryKey || found.options.indexed,
+                objectClassName: linkTarget))
+            accessors.append(Self.makeAccessor(valueType, offset: found.offset))
+            linkTypes.append(valueType.vaultLinkTarget)
+        }
+        for name in mapping.keys where !properties.contains(where: { $0.name == name }) {
+            throw .invalidModel(className: className, property: name, reason: "propertiesMapping() names a property that is not @Persisted")
+        }
+        self.properties = properties
+        self.accessors = accessors
+        self.linkTypes = linkTypes
+        self.indexByConstruction = indexByConstruction
+        self.indexByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
+    }
+
+    private static func makeAccessor<Value: PersistableValue>(_ type: Value.Type, offset: Int) -> PropertyAccessor {
+        PropertyAccessor(type, offset: offset)
+    }
+
+    /// The property a getter or setter is for, from its storage key path.
+    func propertyIndex<Enclosing: ObjectBase, Value>(of storage: ReferenceWritableKeyPath<Enclosing, Persisted<Value>>, in _: Enclosing.Type) -> Int {
+        let tag = unsafeDowncast(prototype, to: Enclosing.self)[keyPath: storage].discoveryTag
+        return indexByConstruction[Int(truncatingIfNeeded: tag ^ seed)]
+    }
+
+    public var description: String {
+        "\(className) {\n" + properties.map { "    \($0)" }.joined(separator: "\n") + "\n}"
+    }
+
+    // MARK: Cache
+
+    private static let cache = LockedSchemas()
+
+    /// The schema of `type`, discovered on first use.
+    static func schema(for type: ObjectBase.Type) throws(VaultObjectError) -> ObjectSchema {
+        if let cached = cache.get(type) { return cached }
+        let schema = try ObjectSchema(type: type)
+        return cache.insert(schema, for: type)
+    }
+}
+
+/// The process-wide schema cache.
+private final class LockedSchemas: @unchecked Sendable {
+    private let lock = NSLock()
+    private var schemas: [ObjectIdentifier: ObjectSchema] = [:]
+
+    func get(_ type: ObjectBase.Type) -> ObjectSchema? {
+        lock.lock(); defer { lock.unlock() }
+        return schemas[ObjectIdentifier(type)]
+    }
+
+    func insert(_ schema: ObjectSchema, for type: ObjectBase.Type) -> ObjectSchema {
+        lock.lock(); defer { lock.unlock() }
+        if let existing = schemas[ObjectIdentifier(type)] { return existing }
+        schemas[ObjectIdentifier(type)] = schema
+        return schema
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A managed object's link to its row: the vault, the schema, the row id, and
+/// the row's values cached for the vault's current content version.
+///
+/// Reads never run SQL while the cache is current; any write through the same
+/// vault (or a refresh that sees another connection's commit) bumps the
+/// vault's content version, and the next read reloads the row once.
+final class ManagedObject {
+    let vault: Vault
+    let schema: ObjectSchema
+    let rowID: Int64
+    private(set) var values: [DatabaseValue]
+    private var version: UInt64
+    /// The row is gone; `values` keep their last contents (never a crash, never garbage).
+    private(set) var isDeleted = false
+
+    init(vault: Vault, schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) {
+        self.vault = vault
+        self.schema = schema
+        self.rowID = rowID
+        self.values = values
+        self.version = vault.contentVersion
+    }
+
+    func markDeleted() { isDeleted = true }
+
+    private func ensureFresh() {
+        guard version != vault.contentVersion, !isDeleted else { return }
+        switch vault.loadRow(schema, rowID: rowID) {
+        case .success(let row?): values = row
+        case .success(nil): isDeleted = true
+        case .failure(let error): vault.failRead(error, "reading \(schema.className)")
+        }
+        version = vault.contentVersion
+    }
+
+    /// The stored value of property `index`, current.
+    func currentValue(at index: Int) -> DatabaseValue {
+        ensureFresh()
+        return values[index]
+    }
+
+    func read<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
+        ensureFresh()
+        let stored = values[index]
+        if Value.vaultPropertyType == .object {
+            guard let rowID = stored.int64, let target = schema.properties[index].objectClassName,
+                  let object = vault.object(className: target, rowID: rowID), let value = (object as Any) as? Value else {
+                return Value.vaultDefaultValue()
+            }
+            return value
+        }
+        guard let value = Value.vaultDecode(stored) else {
+            vault.failRead(VaultObjectError.invalidValue(className: schema.className, property: schema.properties[index].name, reason: "the stored value is not a \(Value.self)"), "reading")
+        }
+        return value
+    }
+
+    func write<Value: PersistableValue>(_ newValue: Value, at index: Int) {
+        let property = schema.properties[index]
+        precondition(vault.isInWriteTransaction, "Cannot modify managed object \(schema.className).\(property.name) outside a write transaction: wrap the change in vault.write { … }")
+        guard !isDeleted else {
+            vault.deferError(VaultObjectError.invalidatedObject(className: schema.className))
+            return
+        }
+        let encoded: DatabaseValue
+        if Value.vaultPropertyType == .object {
+            encoded = vault.linkValue(for: (newValue as Any) as? ObjectBase)
+        } else {
+            encoded = newValue.vaultEncoded
+        }
+        if property.isPrimaryKey && encoded != values[index] {
+            vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a primary key cannot be changed once the object is stored"))
+            return
+        }
+        ensureFresh()
+        vault.updateColumn(schema, rowID: rowID, property: property, value: encoded)
+        values[index] = encoded
+        version = vault.contentVersion
+    }
+}

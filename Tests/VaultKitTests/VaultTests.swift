@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+@testable import VaultKit
+
+final class Scratch: @unchecked Sendable {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("vaultkit-objects-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+let testKey = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+
+/// The configurations every storage test runs against.
+enum Mode: String, CaseIterable { case encryptedFile, inMemory }
+
+func configuration(_ mode: Mode, _ scratch: Scratch, types: [ObjectBase.Type]) -> Vault.Configuration {
+    switch mode {
+    case .encryptedFile:
+        return Vault.Configuration(fileURL: scratch.file("objects.vault"), encryptionKey: testKey, objectTypes: types)
+    case .inMemory:
+        return Vault.Configuration(inMemoryIdentifier: "objects-\(UUID().uuidString)", objectTypes: types)
+    }
+}
+
+@Suite("Vault: models, schema, writes and reads")
+struct VaultTests {
+    let scratch: Scratch
+    init() throws { scratch = try Scratch() }
+
+    @Test("the schema is discovered once per class, with mapping, keys, indexes and links; non-@Persisted properties are ignored")
+    func schemaDiscovery() throws {
+        let vault = try Vault(configuration: configuration(.inMemory, scratch, types: [Person.self]))
+        let schema = try #require(vault.schema.first { $0.className == "Person" })
+        #expect(schema.properties.map(\.name) == ["_id", "firstName", "email", "heightCm", "status", "bestFriend"])
+        #expect(schema["firstName"]?.storedName == "first_name")
+        #expect(schema.primaryKeyProperty?.name == "_id")
+        #expect(schema["email"]?.isIndexed == true)
+        #expect(schema["heightCm"]?.isOptional == true)
+        #expect(schema["status"]?.type == .string)
+        #expect(schema["bestFriend"]?.objectClassName == "Person")
+        #expect(schema["scratch"] == nil)
+        let dog = try #require(Dog().objectSchema)
+        #expect(dog.properties.map(\.name) == ["name", "age", "owner"], "inherited properties first")
+    }
+
+    @Test("every property type round-trips, required and optional", arguments: Mode.allCases)
+    func allTypesRoundTrip(mode: Mode) throws {
+        let config = configuration(mode, scratch, types: [AllTypes.self])
+        let vault = try Vault(configuration: config)
+        let full = AllTypes()
+        full.bool = true; full.int = Int.min; full.int8 = -8; full.int16 = 16_000; full.int32 = -32; full.int64 = Int64.max
+        full.float = 3.25; full.double = -1e300; full.string = "héllo 🎉"; full.data = Data([0, 1, 255])
+        full.date = Date(timeIntervalSinceReferenceDate: 123_456.789_012_345); full.uuid = UUID(); full.decimal = Decimal(string: "12345.6789")!
+        full.objectId = ObjectId(); full.status = .archived; full.priority = .high
+        full.optBool = false; full.optInt = 7; full.optInt8 = 8; full.optInt16 = 16; full.optInt32 = 32; full.optInt64 = 64
+        full.optFloat = 1.5; full.optDouble = 2.5; full.optString = ""; full.optData = Data(); full.optDate = .distantFuture
+        full.optUUID = UUID(); full.optDecimal = Decimal(string: "-0.001")!; full.optObjectId = ObjectId(); full.optStatus = .active; full.optPriority = .low
+        let empty = AllTypes()
+        let expectedFull = AllTypes(value: full)
+        let emptyID = empty._id
+        try vault.write {
+            vault.add(full)
+            vault.add(empty)
+        }
+        func check(_ vault: Vault) throws {
+            let stored = try #require(vault.object(ofType: AllTypes.self, forPrimaryKey: expectedFull._id))
+            for name in ["bool", "int", "int8", "int16", "int32", "int64", "float", "double", "string", "data", "date", "uuid", "decimal", "objectId",
+                         "optBool", "optInt", "optInt8", "optInt16", "optInt32", "optInt64", "optFloat", "optDouble", "optString", "optData",
+                         "optDate", "optUUID", "optDecimal", "optObjectId"] {
+                #expect("\(stored[name] ?? "nil")" == "\(expectedFull[name] ?? "nil")", "\(name)")
+            }
+            #expect(stored.status == .archived && stored.priority == .high && stored.optStatus == .active && stored.optPriority == .low)
+            #expect(stored.date == expectedFull.date, "dates round-trip exactly")
+            let blank = try #require(vault.object(ofType: AllTypes.self, forPrimaryKey: emptyID))
+            #expect(blank.optBool == nil && blank.optInt == nil && blank.optString == nil && blank.optData == nil && blank.optDate == nil)
+            #expect(blank.optUUID == nil && blank.optDecimal == nil && blank.optObjectId == nil && blank.optStatus == nil && blank.optPriority == nil)
+            #expect(blank.int == 0 && blank.string == "" && blank.status == .active)
+        }
+        try check(vault)
+        if mode == .encryptedFile {
+            var readOnly = config
+            readOnly.readOnly = true
+            try check(try Vault(configuration: readOnly))
+        }
+    }
+
+    @Test("update policies: .error fails the write, .modified and .all update", arguments: Mode.allCases)
+    func updatePolicies(mode: Mode) throws {
+        let vault = try Vault(configuration: configuration(mode, scratch, types: [Person.self]))
+        let ada = Person(firstName: "Ada", email: "ada@x.org")
+        try vault.write { vault.add(ada) }
+        let duplicate = Person(value: ["_id": ada._id, "firstName": "Imposter"])
+        let error = #expect(throws: VaultObjectError.self) {
+            try vault.write {
+                vault.add(Person(firstName: "rolled back"))
+                vault.add(duplicate)
+            }
+        }
+        guard case .duplicatePrimaryKey(let className, _)? = error else { Issue.record("expected duplicatePrimaryKey"); return }
+        #expect(className == "Person")
+        #expect(vault.objects(Person.self).count == 1, "the whole write rolled back")
+
+        try vault.write { vault.create(Person.self, value: ["_id": ada._id, "firstName": "Ada L."], update: .modified) }
+        #expect(ada.firstName == "Ada L.", "managed instances see the update")
+        #expect(ada.email == "ada@x.org", "create from a dictionary writes only the keys given")
+        let replacement = try vault.write { vault.create(Person.self, value: ["_id": ada._id, "firstName": "Ada K.", "email": "k@x.org"], update: .all) }
+        #expect(replacement.isSameObject(as: ada))
+        #expect(ada.firstName == "Ada K." && ada.email == "k@x.org")
+        // add(_:update: .modified) compares every property of the object passed.
+        try vault.write { vault.add(Person(value: ["_id": ada._id, "firstName": "Ada K."]), update: .modified) }
+        #expect(ada.firstName == "Ada K." && ada.email == "")
+        #expect(vault.objects(Person.self).count == 1)
+    }
+
+    @Test("managed objects are live, deleted objects keep their values, links follow and nil out", arguments: Mode.allCases)
+    func liveObjectsAndLinks(mode: Mode) throws {
+        let vault = try Vault(configuration: configuration(mode, scratch, types: [Person.self]))
+        let ada = Person(firstName: "Ada")
+        let grace = Person(firstName: "Grace")
+        ada.bestFriend = grace                            // unmanaged link: added with ada
+        try vault.write { vault.add(ada) }
+        #expect(vault.objects(Person.self).count == 2)
+        #expect(grace.vault != nil, "the linked object was added too")
+        let again = try #require(vault.object(ofType: Person.self, forPrimaryKey: ada._id))
+        #expect(again.bestFriend?.firstName == "Grace")
+        try vault.write { again.firstName = "Countess" }
+        #expect(ada.firstName == "Countess", "every managed instance sees the write")
+        #expect(ada == again && ada.hashValue == again.hashValue)
+
+        try vault.write { vault.delete(grace) }
+        #expect(grace.isInvalidated)
+        #expect(grace.firstName == "Grace", "a deleted object keeps its last values")
+        #expect(ada.bestFriend == nil, "links to a deleted object become nil")
+        #expect(vault.objects(Person.self).count == 1)
+    }
+
+    @Test("propertiesMapping: the column is the stored name, the API uses the Swift name")
+    func remapping() throws {
+        let vault = try Vault(configuration: configuration(.encryptedFile, scratch, types: [Person.self]))
+        try vault.write { vault.add(Person(firstName: "Ada")) }
+        let columns = try vault.database.read { db in
+            try db.fetchAll("SELECT name FROM pragma_table_info('Person')").compactMap { $0[0].string }
+        }
+        #expect(columns.contains("first_name") && !columns.contains("firstName"))
+        #expect(vault.objects(Person.self).sorted(byKeyPath: "firstName").first?.firstName == "Ada")
+    }
+
+    @Test("results: count, order, random access, iteration, first and last", arguments: Mode.allCases)
+    func results(mode: Mode) throws {
+        let vault = try Vault(configuration: configuration(mode, scratch, types: [Person.self]))
+        try vault.write {
+            for i in 0..<1000 { vault.add(Person(firstName: String(format: "name-%04d", (i * 7919) % 1000))) }
+        }
+        let people = vault.objects(Person.self)
+        #expect(people.count == 1000)
+        let sorted = people.sorted(byKeyPath: "firstName")
+        #expect(sorted.first?.firstName == "name-0000")
+        #expect(sorted.last?.firstName == "name-0999")
+        #expect(sorted[500].firstName == "name-0500")
+        #expect(Array(sorted[100..<103]).map(\.firstName) == ["name-0100", "name-0101", "name-0102"])
+        #expect(Array(sorted).map(\.firstName) == (0..<1000).map { String(format: "name-%04d", $0) })
+        #expect(sorted.sorted(byKeyPath: "firstName", ascending: false).first?.firstName == "name-0999")
+        try vault.write { vault.delete(sorted.prefix(10)) }
+        #expect(people.count == 990, "results are live")
+        #expect(sorted.first?.firstName == "name-0010")
+        try vault.write { vault.deleteAll() }
+        #expect(vault.isEmpty)
+    }
+
+    @Test("inherited properties and classes without a primary key")
+    func inheritance() throws {
+        let vault = try Vault(configuration: configuration(.inMemory, scratch, types: [Dog.self]))
+        let dog = Dog()
+        dog.name = "Rex"; dog.age = 3; dog.owner = Person(firstName: "Ada")
+        try vault.write { vault.add(dog) }
+        let stored = try #require(vault.objects(Dog.self).first)
+        #expect(stored.name == "Rex" && stored.age == 3 && stored.owner?.firstName == "Ada")
+        #expect(vault.objects(Person.self).count == 1, "linked classes are registered automatically")
+    }
+
+    @Test("invalid models fail at open, naming the class and property")
+    func invalidModels() throws {
+        let cases: [(ObjectBase.Type, String)] = [
+            (TwoPrimaryKeys.self, "Invalid model TwoPrimaryKeys.b: a class can have only one primary key"),
+            (EmbeddedWithKey.self, "Invalid model EmbeddedWithKey.id: embedded objects cannot have a primary key"),
+            (BadPrimaryKeyType.self, "Invalid model BadPrimaryKeyType.score: a primary key must be"),
+            (AClassWhoseNameIsMuchTooLongForAVaultTableNameLimitOfFiftySevenBytes.self, "class names are limited to 57 bytes"),
+            (LongPropertyName.self, "property names are limited to 63 bytes"),
+            (BadMapping.self, "Invalid model BadMapping.missing: propertiesMapping() names a property that is not @Persisted"),
+        ]
+        for (type, message) in cases {
+            let error = #expect(throws: VaultObjectError.self) {
+                _ = try Vault(configuration: configuration(.inMemory, scratch, types: [type]))
+            }
+            #expect(error?.description.contains(message) == true, "\(type): \(error?.description ?? "no error")")
+        }
+    }
+
+    @Test("a changed stored schema is a migration-required error listing the differences")
+    func migrationRequired() throws {
+        var config = configuration(.encryptedFile, scratch, types: [Person.self])
+        do {
+            let vault = try Vault(configuration: config)
+            try vault.write { vault.add(Person(firstName: "Ada")) }
+            // Pretend an older version of Person had another column and no email.
+            try vault.database.write { db in
+                try db.execute("UPDATE _vaultkit_schema SET definition = replace(definition, 'email string required indexed', 'nickname string optional plain') WHERE class_name = 'Person'")
+            }
+        }
+        let error = #expect(throws: VaultObjectError.self) { _ = try Vault(configuration: config) }
+        guard case .migrationRequired(_, _, _, let differences)? = error else { Issue.record("expected migrationRequired, got \(String(describing: error))"); return }
+        #expect(differences == ["Person.email was added (string required indexed)", "Person.nickname was removed (was string optional plain)"])
+        #expect(error?.description.contains("Increase schemaVersion") == true)
+
+        config.deleteVaultIfMigrationNeeded = true
+        let fresh = try Vault(configuration: config)
+        #expect(fresh.objects(Person.self).isEmpty)
+    }
+
+    @Test("a vault without a key is an error that says how to give one")
+    func missingKey() throws {
+        let error = #expect(throws: VaultError.self) {
+            _ = try Vault(configuration: Vault.Configuration(fileURL: scratch.file("nokey.vault"), objectTypes: [Person.self]))
+        }
+        guard case .missingKey? = error else { Issue.record("expected missingKey"); return }
+        #expect(throws: VaultError.self) {
+            _ = try Vault(configuration: Vault.Configuration(fileURL: scratch.file("short.vault"), encryptionKey: Data(count: 32)))
+        }
+    }
+}
