@@ -92,3 +92,62 @@ final class BadMapping: Object {
     @Persisted var x = 0
     override class func propertiesMapping() -> [String: String] { ["missing": "m"] }
 }
+
+// MARK: - A social app, ported from a Realm app
+
+enum Role: Int, PersistableEnum { case member = 0, moderator = 1, admin = 2 }
+
+final class Address: EmbeddedObject {
+    @Persisted var street = ""
+    @Persisted var city = ""
+    @Persisted var country = ""
+}
+
+final class User: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted(indexed: true) var handle = ""
+    @Persisted var displayName = ""
+    @Persisted var role = Role.member
+    @Persisted var address: Address?
+    @Persisted var previousAddresses: List<Address>
+    @Persisted var following: List<User>
+    @Persisted var interests: MutableSet<String>
+    @Persisted var metadata: Map<String, String>
+    @Persisted var scores: Map<String, Int?>
+    @Persisted(originProperty: "author") var posts: LinkingObjects<Post>
+    @Persisted(originProperty: "following") var followers: LinkingObjects<User>
+    override class func propertiesMapping() -> [String: String] { ["displayName": "display_name"] }
+    convenience init(handle: String, name: String = "") {
+        self.init()
+        self.handle = handle
+        self.displayName = name
+    }
+}
+
+final class Tag: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted(originProperty: "tags") var posts: LinkingObjects<Post>
+}
+
+final class Post: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted var author: User?
+    @Persisted var body = ""
+    @Persisted var status = Status.active
+    @Persisted var created = Date()
+    @Persisted var tags: MutableSet<Tag>
+    @Persisted var comments: List<Comment>
+}
+
+final class Comment: Object {
+    @Persisted(primaryKey: true) var _id: UUID
+    @Persisted var author: User?
+    @Persisted var text = ""
+    @Persisted var replies: List<Comment>
+    @Persisted(originProperty: "comments") var post: LinkingObjects<Post>
+}
+
+final class BadOrigin: Object {
+    @Persisted var name = ""
+    @Persisted(originProperty: "nope") var things: LinkingObjects<Person>
+}

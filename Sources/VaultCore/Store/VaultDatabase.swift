@@ -45,7 +45,8 @@ public final class VaultDatabase: @unchecked Sendable {
     private let keyLock = NSLock()
     private var masterKey: MasterKey?
     private var useLock: VaultUseLock?
-    private let writerLock = NSLock()
+    // Recursive: a layer above may re-enter the writer on the same thread.
+    private let writerLock = NSRecursiveLock()
     private var writer: Database?
     private let readersCondition = NSCondition()
     private var idleReaders: [Database] = []

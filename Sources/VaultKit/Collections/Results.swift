@@ -78,7 +78,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     private func materialize(_ row: Row) -> Element? {
         guard let rowID = row[0].int64 else { return nil }
-        return vault.materialize(schema, rowID: rowID, values: Array(row.values.dropFirst())) as? Element
+        return vault.materialize(schema, rowID: rowID, columns: row.values.dropFirst()) as? Element
     }
 
     /// The same objects sorted by a property (public name).

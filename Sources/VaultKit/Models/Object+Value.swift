@@ -1,6 +1,6 @@
 import Foundation
 
-extension Object {
+extension ObjectBase {
     /// An unmanaged object whose properties come from `value`: a dictionary of
     /// public property names to values, another object (its persisted values are
     /// copied), or an array of values in property order.
@@ -50,7 +50,7 @@ extension Object {
             for (index, newValue) in array.enumerated() { assign(index, newValue) }
         case let other as ObjectBase:
             guard let otherSchema = try? ObjectSchema.schema(for: type(of: other)) else { return }
-            for (index, property) in schema.properties.enumerated() {
+            for (index, property) in schema.properties.enumerated() where property.originProperty == nil {
                 guard let sourceIndex = otherSchema.index(ofProperty: property.name) else { continue }
                 assign(index, other.value(at: sourceIndex, schema: otherSchema))
             }
@@ -61,8 +61,24 @@ extension Object {
 }
 
 extension ObjectBase {
-    /// The value of property `index`, boxed (for copies and key-value access).
+    /// The value of property `index`, boxed (for copies and key-value access):
+    /// collections as arrays (maps as dictionaries) of their elements.
     func value(at index: Int, schema: ObjectSchema) -> Any? {
+        if let manager, schema.properties[index].collectionKind != nil || schema.properties[index].originProperty != nil {
+            let binding = CollectionBinding(vault: manager.vault, owner: schema, ownerRowID: manager.rowID, propertyIndex: index)
+            let property = schema.properties[index]
+            if property.originProperty != nil { return manager.vault.linkingObjects(binding) }
+            let entries = manager.vault.collectionEntries(binding).map { entry -> (String?, Any?) in
+                let value: Any? = property.type == .object
+                    ? entry.value.int64.flatMap { id in property.objectClassName.flatMap { manager.vault.object(className: $0, rowID: id) } }
+                    : schema.accessors[index].decodeElement(entry.value)
+                return (entry.key, value)
+            }
+            if property.collectionKind == .map {
+                return Dictionary(entries.compactMap { entry in entry.0.map { ($0, entry.1 as Any) } }, uniquingKeysWith: { _, new in new })
+            }
+            return entries.map { $0.1 as Any }
+        }
         if let manager {
             if schema.properties[index].type == .object {
                 guard let rowID = manager.values[index].int64, let target = schema.properties[index].objectClassName else { return nil }
@@ -73,6 +89,11 @@ extension ObjectBase {
         switch schema.accessors[index].readUnmanaged(self) {
         case .column(let stored): return schema.accessors[index].decodeBoxed(stored)
         case .link(let object): return object
+        case .collection(let entries):
+            if schema.properties[index].collectionKind == .map {
+                return Dictionary(entries.compactMap { entry in entry.key.map { ($0, entry.value) } }, uniquingKeysWith: { _, new in new })
+            }
+            return entries.map(\.value)
         }
     }
 

@@ -79,6 +79,14 @@ open class EmbeddedObject: ObjectBase {
     public required init() { super.init() }
 }
 
+extension EmbeddedObject: PersistableValue {
+    public static var vaultPropertyType: PropertyType { .object }
+    public static var vaultLinkTarget: ObjectBase.Type? { self }
+    public static func vaultDefaultValue() -> Self { Self() }
+    public static func vaultDecode(_ value: DatabaseValue) -> Self? { nil }   // resolved by the vault
+    public var vaultEncoded: DatabaseValue { manager.map { .integer($0.rowID) } ?? .null }
+}
+
 extension Object: PersistableValue {
     public static var vaultPropertyType: PropertyType { .object }
     public static var vaultLinkTarget: ObjectBase.Type? { self }

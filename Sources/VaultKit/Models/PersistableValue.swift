@@ -42,6 +42,11 @@ extension PersistableValue {
     public static var vaultLinkTarget: ObjectBase.Type? { nil }
 }
 
+/// The collection kinds a property can be.
+public enum CollectionKind: String, Sendable, Codable {
+    case list, set, map
+}
+
 // MARK: - Scalars
 
 extension Bool: PersistableValue {

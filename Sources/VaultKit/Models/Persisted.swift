@@ -60,6 +60,10 @@ public struct Persisted<Value: PersistableValue> {
     /// An indexed property with an initial value.
     public init(wrappedValue: Value, indexed: Bool) { self.init(storage: .value(wrappedValue), options: PropertyOptions(indexed: indexed)) }
 
+    /// The inverse of a link: `@Persisted(originProperty: "friends") var friendOf: LinkingObjects<Person>`
+    /// lists every `Person` whose `friends` holds this object.
+    public init(originProperty: String) { self.init(storage: .typeDefault, options: PropertyOptions(originProperty: originProperty)) }
+
     @available(*, unavailable, message: "@Persisted is only available on properties of Object and EmbeddedObject subclasses")
     public var wrappedValue: Value {
         get { preconditionFailure("unreachable") }
@@ -103,6 +107,7 @@ public struct Persisted<Value: PersistableValue> {
 struct PropertyOptions: Sendable, Equatable {
     var primaryKey = false
     var indexed = false
+    var originProperty: String?
 }
 
 /// The type-erased view of a `Persisted` that schema discovery reads through Mirror

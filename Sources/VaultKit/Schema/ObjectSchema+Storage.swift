@@ -4,12 +4,30 @@ import Foundation
 extension ObjectSchema {
     var tableName: String { quoteIdentifier(className) }
 
-    private var columnList: String { properties.map { quoteIdentifier($0.storedName) }.joined(separator: ", ") }
+    private var columnList: String {
+        (columnIndexes.isEmpty ? ["\"_vk_id\""] : columnIndexes.map { quoteIdentifier(properties[$0].storedName) }).joined(separator: ", ")
+    }
 
-    /// CREATE TABLE and its indexes.
+    /// The side table of a list, set or map property.
+    func collectionTableName(for property: Property) -> String {
+        quoteIdentifier("_vk_\(property.collectionKind?.rawValue ?? "x")_\(className)_\(property.storedName)")
+    }
+
+    func collectionInsertSQL(for property: Property) -> String {
+        let table = collectionTableName(for: property)
+        switch property.collectionKind {
+        case .list: return "INSERT INTO \(table) (\"_vk_owner\", \"_vk_position\", \"value\") VALUES (?, ?, ?)"
+        case .map: return "INSERT OR REPLACE INTO \(table) (\"_vk_owner\", \"key\", \"value\") VALUES (?, ?, ?)"
+        default: return "INSERT OR IGNORE INTO \(table) (\"_vk_owner\", \"value\") VALUES (?, ?)"
+        }
+    }
+
+    /// CREATE TABLE, its indexes, collection tables, and the triggers that
+    /// delete embedded objects with their owner or when replaced.
     func creationSQL() -> [String] {
         var columns = ["\"_vk_id\" INTEGER PRIMARY KEY"]
-        for property in properties {
+        for index in columnIndexes {
+            let property = properties[index]
             var column = "\(quoteIdentifier(property.storedName)) \(property.type.columnAffinity)"
             if !property.isOptional { column += " NOT NULL" }
             if let target = property.objectClassName {
@@ -18,16 +36,48 @@ extension ObjectSchema {
             columns.append(column)
         }
         var statements = ["CREATE TABLE \(tableName) (\(columns.joined(separator: ", ")))"]
-        for property in properties where property.isIndexed || property.objectClassName != nil {
+        for index in columnIndexes where properties[index].isIndexed || properties[index].objectClassName != nil {
+            let property = properties[index]
             let unique = property.isPrimaryKey ? "UNIQUE " : ""
-            let index = quoteIdentifier("\(className)_\(property.storedName)_index")
-            statements.append("CREATE \(unique)INDEX \(index) ON \(tableName)(\(quoteIdentifier(property.storedName)))")
+            let name = quoteIdentifier("\(className)_\(property.storedName)_index")
+            statements.append("CREATE \(unique)INDEX \(name) ON \(tableName)(\(quoteIdentifier(property.storedName)))")
+            if property.isEmbeddedLink, let target = property.objectClassName {
+                let column = quoteIdentifier(property.storedName)
+                let embedded = quoteIdentifier(target)
+                statements.append("CREATE TRIGGER \(quoteIdentifier("_vk_delete_\(className)_\(property.storedName)")) AFTER DELETE ON \(tableName) WHEN OLD.\(column) IS NOT NULL BEGIN DELETE FROM \(embedded) WHERE \"_vk_id\" = OLD.\(column); END")
+                statements.append("CREATE TRIGGER \(quoteIdentifier("_vk_replace_\(className)_\(property.storedName)")) AFTER UPDATE OF \(column) ON \(tableName) WHEN OLD.\(column) IS NOT NULL AND OLD.\(column) IS NOT NEW.\(column) BEGIN DELETE FROM \(embedded) WHERE \"_vk_id\" = OLD.\(column); END")
+            }
+        }
+        for property in properties where property.collectionKind != nil {
+            let table = collectionTableName(for: property)
+            var valueColumn = "\"value\" \(property.type.columnAffinity)"
+            if !property.isOptional { valueColumn += " NOT NULL" }
+            if let target = property.objectClassName {
+                valueColumn += " REFERENCES \(quoteIdentifier(target))(\"_vk_id\") ON DELETE CASCADE"
+            }
+            let owner = "\"_vk_owner\" INTEGER NOT NULL REFERENCES \(tableName)(\"_vk_id\") ON DELETE CASCADE"
+            switch property.collectionKind {
+            case .list:
+                statements.append("CREATE TABLE \(table) (\(owner), \"_vk_position\" INTEGER NOT NULL, \(valueColumn))")
+                statements.append("CREATE INDEX \(quoteIdentifier("_vk_list_\(className)_\(property.storedName)_order")) ON \(table)(\"_vk_owner\", \"_vk_position\")")
+            case .map:
+                statements.append("CREATE TABLE \(table) (\(owner), \"key\" TEXT NOT NULL, \(valueColumn), PRIMARY KEY(\"_vk_owner\", \"key\"))")
+            default:
+                statements.append("CREATE TABLE \(table) (\(owner), \(valueColumn), UNIQUE(\"_vk_owner\", \"value\"))")
+            }
+            if property.objectClassName != nil {
+                statements.append("CREATE INDEX \(quoteIdentifier("_vk_\(property.collectionKind?.rawValue ?? "")_\(className)_\(property.storedName)_value")) ON \(table)(\"value\")")
+            }
+            if property.isEmbeddedLink, let target = property.objectClassName {
+                statements.append("CREATE TRIGGER \(quoteIdentifier("_vk_delete_entry_\(className)_\(property.storedName)")) AFTER DELETE ON \(table) WHEN OLD.\"value\" IS NOT NULL BEGIN DELETE FROM \(quoteIdentifier(target)) WHERE \"_vk_id\" = OLD.\"value\"; END")
+            }
         }
         return statements
     }
 
     var insertSQL: String {
-        "INSERT INTO \(tableName) (\(columnList)) VALUES (\(properties.map { _ in "?" }.joined(separator: ", ")))"
+        if columnIndexes.isEmpty { return "INSERT INTO \(tableName) DEFAULT VALUES" }
+        return "INSERT INTO \(tableName) (\(columnList)) VALUES (\(columnIndexes.map { _ in "?" }.joined(separator: ", ")))"
     }
 
     func updateSQL(columns: [Int]) -> String {
@@ -53,8 +103,9 @@ extension ObjectSchema {
     /// column-name order (so reordering declarations is not a change; renaming a
     /// Swift property through propertiesMapping is not either).
     var storedDefinition: String {
-        properties.sorted { $0.storedName < $1.storedName }.map { property in
-            [property.storedName, property.objectClassName ?? property.type.rawValue, property.isOptional ? "optional" : "required",
+        properties.filter { $0.originProperty == nil }.sorted { $0.storedName < $1.storedName }.map { property in
+            let element = property.objectClassName ?? property.type.rawValue
+            return [property.storedName, property.collectionKind.map { "\($0.rawValue)<\(element)>" } ?? element, property.isOptional ? "optional" : "required",
              property.isPrimaryKey ? "primary" : (property.isIndexed ? "indexed" : "plain")].joined(separator: " ")
         }.joined(separator: "\n")
     }

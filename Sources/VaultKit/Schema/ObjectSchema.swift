@@ -14,11 +14,23 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let isPrimaryKey: Bool
     /// Whether an index is kept on it (primary keys always are).
     public let isIndexed: Bool
-    /// The class a link points to.
+    /// The class a link points to (for collections: their elements' class).
     public let objectClassName: String?
+    /// List, set or map; `nil` for single values and backlinks.
+    public let collectionKind: CollectionKind?
+    /// For `LinkingObjects`: the property of ``objectClassName`` that links here.
+    public let originProperty: String?
+    /// Whether the target class is embedded.
+    public let isEmbeddedLink: Bool
+
+    /// Whether the property is a column of the class's table (not a collection or backlink).
+    var isColumn: Bool { collectionKind == nil && originProperty == nil }
 
     public var description: String {
-        var text = "\(name): \(objectClassName ?? type.rawValue)\(isOptional ? "?" : "")"
+        var element = "\(objectClassName ?? type.rawValue)\(isOptional ? "?" : "")"
+        if let collectionKind { element = "\(collectionKind.rawValue)<\(element)>" }
+        if let originProperty { element = "linkingObjects<\(objectClassName ?? "?").\(originProperty)>" }
+        var text = "\(name): \(element)"
         if storedName != name { text += " (stored as \(storedName))" }
         if isPrimaryKey { text += " [primary key]" } else if isIndexed { text += " [indexed]" }
         return text
@@ -31,12 +43,15 @@ struct PropertyAccessor: @unchecked Sendable {
     enum UnmanagedValue {
         case column(DatabaseValue)
         case link(ObjectBase?)
+        case collection([(key: String?, value: Any)])
     }
     let readUnmanaged: (ObjectBase) -> UnmanagedValue
     /// Sets an unmanaged object's property from a value of any type (for `init(value:)`); false if the type does not fit.
     let assignUnmanaged: (ObjectBase, Any?) -> Bool
     /// Decodes a stored column value into the property's type, boxed.
     let decodeBoxed: (DatabaseValue) -> Any?
+    /// Decodes a stored collection element into the element type, boxed.
+    let decodeElement: (DatabaseValue) -> Any?
     /// Encodes a value of the property's type (boxed) into a column value; nil if it does not fit.
     let encodeBoxed: (Any?) -> DatabaseValue?
 
@@ -53,12 +68,21 @@ struct PropertyAccessor: @unchecked Sendable {
                 value = Value.vaultDefaultValue()
                 storage.pointee.storage = .value(value)
             }
+            if let collection = value as? any PersistableCollection {
+                return .collection(collection.unmanagedEntries)
+            }
             if Value.vaultPropertyType == .object {
                 return .link((value as Any) as? ObjectBase)
             }
             return .column(value.vaultEncoded)
         }
         assignUnmanaged = { object, newValue in
+            if Value.self is any PersistableCollection.Type, let collection = Value.vaultDefaultValue() as? any PersistableCollection {
+                // Collections take arrays (maps: dictionaries) of elements.
+                guard let newValue, collection.assignUnmanaged(from: newValue), let value = collection as? Value else { return false }
+                pointer(object).pointee.storage = .value(value)
+                return true
+            }
             if newValue == nil || newValue is NSNull {
                 guard Value.vaultIsOptional, let empty = Value.vaultDecode(.null) else { return false }
                 pointer(object).pointee.storage = .value(empty)
@@ -69,6 +93,11 @@ struct PropertyAccessor: @unchecked Sendable {
             return true
         }
         decodeBoxed = { stored in Value.vaultDecode(stored) }
+        if let collectionType = Value.self as? any PersistableCollection.Type {
+            decodeElement = { stored in collectionType.decodeElementBoxed(stored) }
+        } else {
+            decodeElement = { _ in nil }
+        }
         encodeBoxed = { value in
             if value == nil || value is NSNull { return Value.vaultIsOptional ? .null : nil }
             return (value as? Value)?.vaultEncoded
@@ -140,18 +169,35 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
             guard storedName != "_vk_id", storedNames.insert(storedName).inserted else {
                 throw .invalidModel(className: className, property: name, reason: "the stored name '\(storedName)' is reserved or used twice")
             }
+            let collectionType = valueType as? any PersistableCollection.Type
+            let collectionKind = collectionType?.collectionKind
+            let isBacklink = collectionType != nil && collectionKind == nil
             var linkTarget: String?
+            var isEmbeddedLink = false
             if valueType.vaultPropertyType == .object {
                 guard let target = valueType.vaultLinkTarget else {
                     throw .invalidModel(className: className, property: name, reason: "unsupported link type")
                 }
-                guard valueType.vaultIsOptional else {
+                isEmbeddedLink = target is EmbeddedObject.Type
+                if collectionType == nil && !valueType.vaultIsOptional {
                     throw .invalidModel(className: className, property: name, reason: "to-one links must be optional (declare it as \(String(describing: target))?)")
                 }
-                guard !(target is EmbeddedObject.Type) else {
-                    throw .invalidModel(className: className, property: name, reason: "embedded objects are not supported yet")
+                if (collectionKind == .list || collectionKind == .set) && valueType.vaultIsOptional {
+                    throw .invalidModel(className: className, property: name, reason: "lists and sets of objects cannot hold nil")
+                }
+                if collectionKind == .set && isEmbeddedLink {
+                    throw .invalidModel(className: className, property: name, reason: "embedded objects cannot be in a MutableSet")
                 }
                 linkTarget = String(describing: target)
+            }
+            if isBacklink && found.options.originProperty == nil {
+                throw .invalidModel(className: className, property: name, reason: "LinkingObjects needs @Persisted(originProperty: \"…\")")
+            }
+            if !isBacklink && found.options.originProperty != nil {
+                throw .invalidModel(className: className, property: name, reason: "originProperty applies only to LinkingObjects properties")
+            }
+            if found.options.primaryKey && collectionType != nil {
+                throw .invalidModel(className: className, property: name, reason: "a collection cannot be a primary key")
             }
             if found.options.primaryKey {
                 guard !isEmbedded else {
@@ -168,7 +214,8 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
             properties.append(Property(
                 name: name, storedName: storedName, type: valueType.vaultPropertyType, isOptional: valueType.vaultIsOptional,
                 isPrimaryKey: found.options.primaryKey, isIndexed: found.options.primaryKey || found.options.indexed,
-                objectClassName: linkTarget))
+                objectClassName: linkTarget, collectionKind: collectionKind, originProperty: found.options.originProperty,
+                isEmbeddedLink: isEmbeddedLink))
             accessors.append(Self.makeAccessor(valueType, offset: found.offset))
             linkTypes.append(valueType.vaultLinkTarget)
         }
@@ -180,6 +227,17 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.linkTypes = linkTypes
         self.indexByConstruction = indexByConstruction
         self.indexByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
+        self.columnIndexes = properties.indices.filter { properties[$0].isColumn }
+    }
+
+    /// The indices of the properties stored as columns, in column order.
+    let columnIndexes: [Int]
+
+    /// Per-property values from a row of column values (collections and backlinks hold NULL).
+    func expand<C: Collection>(_ columns: C) -> [DatabaseValue] where C.Element == DatabaseValue {
+        var values = [DatabaseValue](repeating: .null, count: properties.count)
+        for (index, value) in zip(columnIndexes, columns) { values[index] = value }
+        return values
     }
 
     private static func makeAccessor<Value: PersistableValue>(_ type: Value.Type, offset: Int) -> PropertyAccessor {

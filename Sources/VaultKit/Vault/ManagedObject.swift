@@ -42,6 +42,11 @@ final class ManagedObject {
     }
 
     func read<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
+        if let collectionType = Value.self as? any PersistableCollection.Type {
+            let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: rowID, propertyIndex: index)
+            guard let collection = (collectionType.makeManaged(binding) as Any) as? Value else { return Value.vaultDefaultValue() }
+            return collection
+        }
         ensureFresh()
         let stored = values[index]
         if Value.vaultPropertyType == .object {
@@ -64,9 +69,16 @@ final class ManagedObject {
             vault.deferError(VaultObjectError.invalidatedObject(className: schema.className))
             return
         }
+        if let collection = newValue as? any PersistableCollection {
+            guard property.collectionKind != nil else { return }   // LinkingObjects cannot be assigned
+            let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: rowID, propertyIndex: index)
+            let entries = collection.unmanagedEntries.map { (key: $0.key, value: vault.encodeElement($0.value, property: property)) }
+            vault.replaceCollection(binding, with: entries)
+            return
+        }
         let encoded: DatabaseValue
         if Value.vaultPropertyType == .object {
-            encoded = vault.linkValue(for: (newValue as Any) as? ObjectBase)
+            encoded = vault.storedReference(to: (newValue as Any) as? ObjectBase)
         } else {
             encoded = newValue.vaultEncoded
         }

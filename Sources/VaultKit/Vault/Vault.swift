@@ -102,6 +102,8 @@ public final class Vault {
     private func prepareStorage() throws {
         try database.withConnection { db in
             try db.execute("PRAGMA foreign_keys = ON")
+            // REPLACE in a map must fire the triggers that delete a replaced embedded value.
+            try db.execute("PRAGMA recursive_triggers = ON")
             if !configuration.readOnly {
                 try db.execute("""
                     CREATE TABLE IF NOT EXISTS _vaultkit_schema(class_name TEXT PRIMARY KEY, definition TEXT NOT NULL);
@@ -132,6 +134,16 @@ public final class Vault {
 
     /// Creates missing tables and checks existing ones against the code.
     private func register(_ list: [ObjectSchema], authoritative: Bool) throws {
+        for schema in list {
+            for property in schema.properties {
+                guard let origin = property.originProperty, let originClass = property.objectClassName else { continue }
+                let originSchema = list.first { $0.className == originClass } ?? schemasByName[originClass]
+                guard let originSchema, let target = originSchema[origin], target.objectClassName == schema.className, target.originProperty == nil else {
+                    throw VaultObjectError.invalidModel(className: schema.className, property: property.name,
+                                                        reason: "originProperty '\(origin)' is not a property of \(originClass) that links to \(schema.className)")
+                }
+            }
+        }
         let stored = try storedDefinitions()
         var differences: [String] = []
         var toCreate: [ObjectSchema] = []
@@ -276,6 +288,12 @@ public final class Vault {
         if deferredError == nil { deferredError = error }
     }
 
+    /// Whether an operation of the current write failed already (later ones are skipped).
+    var hasDeferredError: Bool { deferredError != nil }
+
+    /// Marks every cached value stale.
+    func bumpContentVersion() { contentVersion &+= 1 }
+
     private func requireWrite(_ operation: String) -> Bool {
         guard isInWriteTransaction else {
             preconditionFailure("\(operation) needs a write transaction: wrap it in vault.write { … }")
@@ -346,15 +364,28 @@ public final class Vault {
         return object
     }
 
-    /// The stored value of a link to `object`, adding it first if unmanaged.
-    func linkValue(for object: ObjectBase?) -> DatabaseValue {
-        guard let object = object as? Object else { return .null }
+    /// The stored value of a link to `object`: an object is added first if
+    /// unmanaged; an embedded object is stored as a new row owned by the caller.
+    func storedReference(to object: ObjectBase?) -> DatabaseValue {
+        guard let object else { return .null }
         do {
-            return .integer(try insertOrUpdate(object, policy: .modified))
+            if let object = object as? Object {
+                return .integer(try insertOrUpdate(object, policy: .modified))
+            }
+            return .integer(try insertEmbedded(object))
         } catch {
             deferError(error)
             return .null
         }
+    }
+
+    /// Stores an unmanaged embedded object as a new row.
+    private func insertEmbedded(_ object: ObjectBase) throws -> Int64 {
+        let schema = schema(for: type(of: object))
+        if object.manager != nil {
+            throw VaultObjectError.invalidValue(className: schema.className, property: "", reason: "an embedded object has exactly one owner; assign a new object (for example \(schema.className)(value: existing)) instead of a managed one")
+        }
+        return try insertRow(object, schema: schema, policy: .error, onlyProperties: nil)
     }
 
     /// Stores `object`; returns its row id.
@@ -365,20 +396,36 @@ public final class Vault {
             guard !manager.isDeleted else { throw VaultObjectError.invalidatedObject(className: schema.className) }
             return manager.rowID
         }
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(schema.properties.count)
-        for accessor in schema.accessors {
+        return try insertRow(object, schema: schema, policy: policy, onlyProperties: onlyProperties)
+    }
+
+    /// Inserts (or, with a primary key and an update policy, updates) the row of
+    /// an unmanaged object and its collections; the object becomes managed.
+    private func insertRow(_ object: ObjectBase, schema: ObjectSchema, policy: UpdatePolicy, onlyProperties: Set<String>?) throws -> Int64 {
+        var values = [DatabaseValue](repeating: .null, count: schema.properties.count)
+        var collections: [(index: Int, entries: [(key: String?, value: Any)])] = []
+        for (index, accessor) in schema.accessors.enumerated() {
             switch accessor.readUnmanaged(object) {
-            case .column(let value): values.append(value)
-            case .link(let target): values.append(linkValue(for: target))
+            case .column(let value): values[index] = value
+            case .link(let target): values[index] = storedReference(to: target)
+            case .collection(let entries):
+                if schema.properties[index].collectionKind != nil { collections.append((index, entries)) }
             }
         }
+        for (index, entries) in collections where schema.properties[index].collectionKind == .map {
+            for case let (key?, _) in entries {
+                if let reason = Map<String, Int>.invalidKeyReason(key) {
+                    throw VaultObjectError.invalidValue(className: schema.className, property: schema.properties[index].name, reason: reason)
+                }
+            }
+        }
+        var updatedExisting = false
         let rowID = try database.withConnection { db -> Int64 in
             if let pk = schema.primaryKeyIndex, policy != .error,
                let existing = try db.cachedStatement(schema.selectByPrimaryKeySQL).fetchAll([values[pk]]).first,
                let rowID = existing[0].int64 {
-                var stored = Array(existing.values.dropFirst())
-                let changed = schema.properties.indices.filter { index in
+                var stored = schema.expand(existing.values.dropFirst())
+                let changed = schema.columnIndexes.filter { index in
                     guard index != pk else { return false }
                     if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { return false }
                     return policy == .all || stored[index] != values[index]
@@ -388,15 +435,22 @@ public final class Vault {
                 }
                 for index in changed { stored[index] = values[index] }
                 values = stored
+                updatedExisting = true
                 return rowID
             }
             do {
-                try db.cachedStatement(schema.insertSQL).execute(values)
+                try db.cachedStatement(schema.insertSQL).execute(schema.columnIndexes.map { values[$0] })
             } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
                 let key = schema.primaryKeyIndex.map { Self.describe(values[$0]) } ?? "?"
                 throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
             }
             return db.lastInsertedRowID
+        }
+        for (index, entries) in collections {
+            if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { continue }
+            let binding = CollectionBinding(vault: self, owner: schema, ownerRowID: rowID, propertyIndex: index)
+            let encoded = entries.map { (key: $0.key, value: encodeElement($0.value, property: schema.properties[index])) }
+            storeCollection(binding, entries: encoded, replacing: updatedExisting)
         }
         contentVersion &+= 1
         object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
@@ -485,7 +539,7 @@ public final class Vault {
         do {
             let row = try database.withConnection { db in try db.cachedStatement(schema.selectByPrimaryKeySQL).fetchAll([encoded]).first }
             guard let row, let rowID = row[0].int64 else { return nil }
-            return materialize(schema, rowID: rowID, values: Array(row.values.dropFirst())) as? Element
+            return materialize(schema, rowID: rowID, columns: row.values.dropFirst()) as? Element
         } catch {
             failRead(error, "looking up \(schema.className)")
         }
@@ -506,7 +560,11 @@ public final class Vault {
         }
     }
 
-    /// A managed instance for a stored row.
+    /// A managed instance for a stored row (`columns`: the class's column values).
+    func materialize<C: Collection>(_ schema: ObjectSchema, rowID: Int64, columns: C) -> ObjectBase where C.Element == DatabaseValue {
+        materialize(schema, rowID: rowID, values: schema.expand(columns))
+    }
+
     func materialize(_ schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) -> ObjectBase {
         let object = schema.type.init()
         object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
@@ -523,13 +581,28 @@ public final class Vault {
         }
     }
 
-    /// One row's values, `nil` when the row no longer exists.
+    /// One row's values (per property), `nil` when the row no longer exists.
     func loadRow(_ schema: ObjectSchema, rowID: Int64) -> Result<[DatabaseValue]?, Error> {
         Result {
             try database.withConnection { db in
-                try db.cachedStatement(schema.selectByRowIDSQL).fetchAll([.integer(rowID)]).first?.values
+                try db.cachedStatement(schema.selectByRowIDSQL).fetchAll([.integer(rowID)]).first.map { schema.expand($0.values) }
             }
         }
+    }
+
+    /// The objects linking to a managed object through a LinkingObjects property's origin.
+    func linkingObjects(_ binding: CollectionBinding) -> [ObjectBase] {
+        guard let originClass = binding.property.objectClassName, let originName = binding.property.originProperty,
+              let origin = schemasByName[originClass], let originIndex = origin.index(ofProperty: originName) else { return [] }
+        let originProperty = origin.properties[originIndex]
+        let sql: String
+        if originProperty.collectionKind != nil {
+            sql = origin.selectAllSQL + " WHERE \"_vk_id\" IN (SELECT \"_vk_owner\" FROM \(origin.collectionTableName(for: originProperty)) WHERE \"value\" = ?) ORDER BY \"_vk_id\""
+        } else {
+            sql = origin.selectAllSQL + " WHERE \(quoteIdentifier(originProperty.storedName)) = ? ORDER BY \"_vk_id\""
+        }
+        let rows = query { db in try db.cachedStatement(sql).fetchAll([.integer(binding.ownerRowID)]) }
+        return rows.compactMap { row in row[0].int64.map { materialize(origin, rowID: $0, columns: row.values.dropFirst()) } }
     }
 
     /// Runs a query on the vault's connection.

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The objects that link to this one through a property:
+/// `@Persisted(originProperty: "friends") var friendOf: LinkingObjects<Person>`.
+///
+/// Computed from the links (never stored); empty while the object is unmanaged.
+public final class LinkingObjects<Element: Object>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
+    private let binding: CollectionBinding?
+    private var cached: [Element] = []
+    private var cachedVersion: UInt64 = 0
+
+    /// An unmanaged (always empty) instance.
+    public init() { binding = nil }
+
+    init(binding: CollectionBinding) { self.binding = binding }
+
+    static var collectionKind: CollectionKind? { nil }
+    static var elementType: any PersistableValue.Type { Element.self }
+    static func makeManaged(_ binding: CollectionBinding) -> LinkingObjects<Element> { LinkingObjects(binding: binding) }
+    public static func vaultDefaultValue() -> LinkingObjects<Element> { LinkingObjects() }
+    var unmanagedEntries: [(key: String?, value: Any)] { [] }
+
+    private var elements: [Element] {
+        guard let binding else { return [] }
+        if cachedVersion != binding.vault.contentVersion {
+            cached = binding.vault.linkingObjects(binding).compactMap { $0 as? Element }
+            cachedVersion = binding.vault.contentVersion
+        }
+        return cached
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { elements.count }
+    public subscript(index: Int) -> Element { elements[index] }
+
+    func assignUnmanaged(from value: Any) -> Bool { false }
+
+    public var description: String { "LinkingObjects<\(Element.self)>(\(count) objects)" }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// An ordered collection property: `@Persisted var friends: List<Person>`.
+///
+/// Elements can be objects (links), embedded objects, or values of any
+/// persistable type (optional too). An unmanaged list is a plain array; a
+/// managed one reads and writes the vault (writes inside `vault.write`).
+///
+/// ```swift
+/// try vault.write {
+///     person.friends.append(grace)
+///     person.friends.move(from: 0, to: 1)
+/// }
+/// ```
+public final class List<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
+    private var storage: [Element] = []
+    private let binding: CollectionBinding?
+    private var cached: [(entryID: Int64, element: Element)] = []
+    private var cachedVersion: UInt64 = 0
+
+    /// An empty, unmanaged list.
+    public init() { binding = nil }
+
+    init(binding: CollectionBinding) { self.binding = binding }
+
+    static var collectionKind: CollectionKind? { .list }
+    static var elementType: any PersistableValue.Type { Element.self }
+    static func makeManaged(_ binding: CollectionBinding) -> List<Element> { List(binding: binding) }
+    public static func vaultDefaultValue() -> List<Element> { List() }
+    var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
+
+    /// The vault managing this list, if any.
+    public var vault: Vault? { binding?.vault }
+
+    private var managedEntries: [(entryID: Int64, element: Element)] {
+        guard let binding else { return [] }
+        if cachedVersion != binding.vault.contentVersion {
+            cached = binding.vault.collectionEntries(binding).compactMap { entry in
+                binding.vault.decodeElement(entry.value, as: Element.self, property: binding.property).map { (entry.entryID, $0) }
+            }
+            cachedVersion = binding.vault.contentVersion
+        }
+        return cached
+    }
+
+    private var elements: [Element] {
+        binding == nil ? storage : managedEntries.map(\.element)
+    }
+
+    /// Applies an edit to the list's entries: in memory when unmanaged, as a
+    /// positional rewrite of the kept rows when managed.
+    private func edit(_ change: (inout [(entryID: Int64?, element: Element)]) -> Void) {
+        guard let binding else {
+            var entries: [(entryID: Int64?, element: Element)] = storage.map { (nil, $0) }
+            change(&entries)
+            storage = entries.map(\.element)
+            return
+        }
+        let old = managedEntries
+        var entries: [(entryID: Int64?, element: Element)] = old.map { ($0.entryID, $0.element) }
+        change(&entries)
+        binding.vault.rewriteList(binding, old: old.map(\.entryID), entries: entries.map { ($0.entryID, $0.element as Any) })
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { elements.count }
+    public var count: Int { elements.count }
+
+    /// The element at `index`; setting it replaces the element.
+    public subscript(index: Int) -> Element {
+        get { elements[index] }
+        set { replace(index: index, object: newValue) }
+    }
+
+    /// Appends an element.
+    public func append(_ element: Element) {
+        guard let binding else { storage.append(element); return }
+        let encoded = binding.vault.encodeElement(element, property: binding.property)
+        binding.vault.mutateCollection(binding,
+            "INSERT INTO \(binding.table) (\"_vk_owner\", \"_vk_position\", \"value\") VALUES (?1, (SELECT coalesce(max(\"_vk_position\"), -1) + 1 FROM \(binding.table) WHERE \"_vk_owner\" = ?1), ?2)",
+            [.integer(binding.ownerRowID), encoded])
+    }
+
+    /// Appends every element of a sequence (Realm's `append(objectsIn:)`).
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for element in elements { append(element) }
+    }
+
+    /// Appends every element of a sequence.
+    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+        append(objectsIn: elements)
+    }
+
+    /// Inserts an element at `index`.
+    public func insert(_ element: Element, at index: Int) {
+        edit { entries in
+            precondition(index >= 0 && index <= entries.count, "List index \(index) out of bounds (count \(entries.count))")
+            entries.insert((nil, element), at: index)
+        }
+    }
+
+    /// Removes the element at `index`.
+    public func remove(at index: Int) {
+        edit { entries in
+            precondition(entries.indices.contains(index), "List index \(index) out of bounds (count \(entries.count))")
+            entries.remove(at: index)
+        }
+    }
+
+    /// Removes the first element.
+    public func removeFirst() { remove(at: 0) }
+
+    /// Removes the last element.
+    public func removeLast() { remove(at: count - 1) }
+
+    /// Removes every element.
+    public func removeAll() { edit { $0.removeAll() } }
+
+    /// Moves the element at `from` to `to`.
+    public func move(from: Int, to: Int) {
+        edit { entries in
+            precondition(entries.indices.contains(from) && entries.indices.contains(to), "List move(from: \(from), to: \(to)) out of bounds (count \(entries.count))")
+            let entry = entries.remove(at: from)
+            entries.insert(entry, at: to)
+        }
+    }
+
+    /// Swaps two elements.
+    public func swapAt(_ first: Int, _ second: Int) {
+        edit { $0.swapAt(first, second) }
+    }
+
+    /// Replaces the element at `index`.
+    public func replace(index: Int, object: Element) {
+        edit { entries in
+            precondition(entries.indices.contains(index), "List index \(index) out of bounds (count \(entries.count))")
+            entries[index] = (nil, object)
+        }
+    }
+
+    func assignUnmanaged(from value: Any) -> Bool {
+        guard let array = value as? [Any] else { return false }
+        let elements = array.compactMap { $0 as? Element }
+        guard elements.count == array.count else { return false }
+        storage = elements
+        return true
+    }
+
+    public var description: String { "List<\(Element.self)>(\(count) elements)" }
+}
+
+extension List where Element: Object {
+    /// The position of an object (same stored object), if present.
+    public func index(of object: Element) -> Int? { elements.firstIndex { $0.isSameObject(as: object) } }
+}
+
+extension List where Element: Equatable {
+    /// The position of a value, if present.
+    public func index(of value: Element) -> Int? { elements.firstIndex(of: value) }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// A key type of ``Map``: String, as in Realm.
+public protocol MapKey: Hashable, Comparable {
+    /// The stored key.
+    var mapKeyString: String { get }
+    /// The key for a stored string.
+    init?(mapKeyString: String)
+}
+
+extension String: MapKey {
+    public var mapKeyString: String { self }
+    public init?(mapKeyString: String) { self = mapKeyString }
+}
+
+/// A dictionary property: `@Persisted var metadata: Map<String, String>`.
+///
+/// Keys may not contain `.` or start with `$` (as in Realm); a write with such
+/// a key fails its transaction. Setting a key to `nil` removes it.
+public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
+    private var storage: [Key: Value] = [:]
+    private let binding: CollectionBinding?
+
+    /// An empty, unmanaged map.
+    public init() { binding = nil }
+
+    init(binding: CollectionBinding) { self.binding = binding }
+
+    static var collectionKind: CollectionKind? { .map }
+    static var elementType: any PersistableValue.Type { Value.self }
+    static func makeManaged(_ binding: CollectionBinding) -> Map<Key, Value> { Map(binding: binding) }
+    public static func vaultDefaultValue() -> Map<Key, Value> { Map() }
+    var unmanagedEntries: [(key: String?, value: Any)] { entries.map { ($0.key.mapKeyString, $0.value as Any) } }
+
+    /// The vault managing this map, if any.
+    public var vault: Vault? { binding?.vault }
+
+    /// The entries, sorted by key.
+    private var entries: [(key: Key, value: Value)] {
+        guard let binding else { return storage.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+        return binding.vault.collectionEntries(binding).compactMap { entry in
+            guard let keyString = entry.key, let key = Key(mapKeyString: keyString),
+                  let value = binding.vault.decodeElement(entry.value, as: Value.self, property: binding.property) else { return nil }
+            return (key, value)
+        }
+    }
+
+    /// Why a key cannot be stored, if it cannot.
+    static func invalidKeyReason(_ key: String) -> String? {
+        if key.contains(".") { return "map keys must not contain '.' ('\(key)')" }
+        if key.hasPrefix("$") { return "map keys must not start with '$' ('\(key)')" }
+        return nil
+    }
+
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+    /// The keys, sorted.
+    public var keys: [Key] { entries.map(\.key) }
+    /// The values, in key order.
+    public var values: [Value] { entries.map(\.value) }
+
+    /// The value for `key`; assigning `nil` removes the key.
+    public subscript(key: Key) -> Value? {
+        get { entries.first { $0.key == key }?.value }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
+        }
+    }
+
+    /// Sets the value for `key`.
+    public func updateValue(_ value: Value, forKey key: Key) {
+        guard let binding else { storage[key] = value; return }
+        if let reason = Self.invalidKeyReason(key.mapKeyString) {
+            binding.vault.deferError(VaultObjectError.invalidValue(className: binding.owner.className, property: binding.property.name, reason: reason))
+            return
+        }
+        let encoded = binding.vault.encodeElement(value, property: binding.property)
+        binding.vault.mutateCollection(binding, "INSERT OR REPLACE INTO \(binding.table) (\"_vk_owner\", \"key\", \"value\") VALUES (?, ?, ?)",
+                                       [.integer(binding.ownerRowID), .text(key.mapKeyString), encoded])
+    }
+
+    /// Removes `key` (Realm's `removeObject(for:)`).
+    public func removeObject(for key: Key) {
+        guard let binding else { storage[key] = nil; return }
+        binding.vault.mutateCollection(binding, "DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ? AND \"key\" = ?",
+                                       [.integer(binding.ownerRowID), .text(key.mapKeyString)])
+    }
+
+    /// Removes `key` and returns its value.
+    @discardableResult
+    public func removeValue(forKey key: Key) -> Value? {
+        let old = self[key]
+        removeObject(for: key)
+        return old
+    }
+
+    /// Removes every key.
+    public func removeAll() {
+        guard let binding else { storage = [:]; return }
+        binding.vault.mutateCollection(binding, "DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ?", [.integer(binding.ownerRowID)])
+    }
+
+    /// Sets every key of `other` (later values win).
+    public func merge<S: Sequence>(_ other: S, uniquingKeysWith combine: (Value, Value) -> Value = { _, new in new }) where S.Element == (key: Key, value: Value) {
+        for (key, value) in other {
+            updateValue(self[key].map { combine($0, value) } ?? value, forKey: key)
+        }
+    }
+
+    /// Sets every key of a dictionary.
+    public func merge(_ other: [Key: Value]) {
+        merge(other.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
+    }
+
+    /// Whether `key` is present.
+    public func contains(key: Key) -> Bool { entries.contains { $0.key == key } }
+
+    /// The entries as (key, value) pairs, sorted by key.
+    public func asKeyValueSequence() -> [(key: Key, value: Value)] { entries }
+
+    public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { entries.makeIterator() }
+
+    func assignUnmanaged(from value: Any) -> Bool {
+        guard let dictionary = value as? [String: Any] else { return false }
+        var result: [Key: Value] = [:]
+        for (keyString, element) in dictionary {
+            guard let key = Key(mapKeyString: keyString), let typed = element as? Value else { return false }
+            result[key] = typed
+        }
+        storage = result
+        return true
+    }
+
+    public var description: String { "Map<\(Key.self), \(Value.self)>(\(count) entries)" }
+}

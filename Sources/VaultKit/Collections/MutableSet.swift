@@ -1,0 +1,118 @@
+import Foundation
+
+/// An unordered collection of distinct elements: `@Persisted var tags: MutableSet<String>`.
+///
+/// Distinct by stored value (objects: by identity in the vault).
+public final class MutableSet<Element: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
+    private var storage: [Element] = []
+    private let binding: CollectionBinding?
+
+    /// An empty, unmanaged set.
+    public init() { binding = nil }
+
+    init(binding: CollectionBinding) { self.binding = binding }
+
+    static var collectionKind: CollectionKind? { .set }
+    static var elementType: any PersistableValue.Type { Element.self }
+    static func makeManaged(_ binding: CollectionBinding) -> MutableSet<Element> { MutableSet(binding: binding) }
+    public static func vaultDefaultValue() -> MutableSet<Element> { MutableSet() }
+    var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
+
+    /// The vault managing this set, if any.
+    public var vault: Vault? { binding?.vault }
+
+    private var elements: [Element] {
+        guard let binding else { return storage }
+        return binding.vault.collectionEntries(binding).compactMap {
+            binding.vault.decodeElement($0.value, as: Element.self, property: binding.property)
+        }
+    }
+
+    /// The identity of an element for distinctness: its stored value, or its object.
+    private func identity(_ element: Element) -> AnyHashable {
+        if let object = element as? ObjectBase {
+            if let manager = object.manager { return AnyHashable("\(manager.schema.className)#\(manager.rowID)") }
+            return AnyHashable(ObjectIdentifier(object))
+        }
+        return AnyHashable(element.vaultEncoded)
+    }
+
+    public var count: Int { elements.count }
+    public var isEmpty: Bool { elements.isEmpty }
+    public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
+
+    /// Whether the set holds `element`.
+    public func contains(_ element: Element) -> Bool {
+        let key = identity(element)
+        return elements.contains { identity($0) == key }
+    }
+
+    /// Adds `element` if it is not there yet.
+    public func insert(_ element: Element) {
+        guard let binding else {
+            if !contains(element) { storage.append(element) }
+            return
+        }
+        let encoded = binding.vault.encodeElement(element, property: binding.property)
+        binding.vault.mutateCollection(binding, "INSERT OR IGNORE INTO \(binding.table) (\"_vk_owner\", \"value\") VALUES (?, ?)", [.integer(binding.ownerRowID), encoded])
+    }
+
+    /// Adds every element of a sequence.
+    public func insert<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for element in elements { insert(element) }
+    }
+
+    /// Removes `element` if present.
+    public func remove(_ element: Element) {
+        guard let binding else {
+            let key = identity(element)
+            storage.removeAll { identity($0) == key }
+            return
+        }
+        let encoded = binding.vault.encodeElement(element, property: binding.property)
+        binding.vault.mutateCollection(binding, "DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ? AND \"value\" IS ?", [.integer(binding.ownerRowID), encoded])
+    }
+
+    /// Removes every element.
+    public func removeAll() {
+        guard let binding else { storage = []; return }
+        binding.vault.mutateCollection(binding, "DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ?", [.integer(binding.ownerRowID)])
+    }
+
+    /// Adds every element of `other`.
+    public func formUnion<S: Sequence>(_ other: S) where S.Element == Element { insert(objectsIn: other) }
+
+    /// Keeps only the elements also in `other`.
+    public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
+        let keep = Set(other.map { identity($0) })
+        for element in elements where !keep.contains(identity(element)) { remove(element) }
+    }
+
+    /// Removes the elements that are in `other`.
+    public func subtract<S: Sequence>(_ other: S) where S.Element == Element {
+        for element in other { remove(element) }
+    }
+
+    /// Whether every element is also in `other`.
+    public func isSubset<S: Sequence>(of other: S) -> Bool where S.Element == Element {
+        let theirs = Set(other.map { identity($0) })
+        return elements.allSatisfy { theirs.contains(identity($0)) }
+    }
+
+    /// Whether the sets share an element.
+    public func intersects<S: Sequence>(_ other: S) -> Bool where S.Element == Element {
+        let theirs = Set(other.map { identity($0) })
+        return elements.contains { theirs.contains(identity($0)) }
+    }
+
+    func assignUnmanaged(from value: Any) -> Bool {
+        guard let array = value as? [Any] else { return false }
+        let elements = array.compactMap { $0 as? Element }
+        guard elements.count == array.count else { return false }
+        storage = []
+        for element in elements where !contains(element) { storage.append(element) }
+        return true
+    }
+
+    public var description: String { "MutableSet<\(Element.self)>(\(count) elements)" }
+}
