@@ -50,7 +50,7 @@ let package = Package(
         // Benchmarks: encrypted vs plain SQLite in one run. Never timed unit tests.
         .executableTarget(
             name: "vault-bench",
-            dependencies: ["VaultCore", "CSQLite", "CSodium"]
+            dependencies: ["VaultKit", "VaultCore", "CSQLite", "CSodium"]
         ),
 
         // A child process the tests kill at random points (durability) or run

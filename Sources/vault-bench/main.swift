@@ -344,7 +344,9 @@ case "storage":
                         title: "B. the vault's defaults on both sides (\(defaults.pageCacheSize >> 20) MiB page cache, spill above \(defaults.spillThreshold >> 20) MiB)")
 case "rotation":
     runRotationBenchmark()
+case "objects":
+    runObjectBenchmark()
 default:
-    print("usage: vault-bench [storage|rotation] [--megabytes N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
+    print("usage: vault-bench [storage|rotation|objects] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
     exit(2)
 }

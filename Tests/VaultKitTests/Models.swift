@@ -151,3 +151,13 @@ final class BadOrigin: Object {
     @Persisted var name = ""
     @Persisted(originProperty: "nope") var things: LinkingObjects<Person>
 }
+
+/// Models commonly declare their own `id`; it must not clash with anything VaultKit declares.
+final class Task: Object, ObjectKeyIdentifiable {
+    @Persisted var title = ""
+}
+
+final class Ticket: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var title = ""
+}

@@ -232,3 +232,21 @@ struct VaultTests {
         }
     }
 }
+
+@Suite("Identity")
+struct IdentityTests {
+    @Test("a model's own `id` property works, and ObjectKeyIdentifiable gives stable identity")
+    func ownIdentifier() throws {
+        let vault = try Vault(configuration: Vault.Configuration(inMemoryIdentifier: "identity-\(UUID().uuidString)", objectTypes: [Task.self, Ticket.self]))
+        let ticket = Ticket(value: ["id": 42, "title": "first"])
+        let task = Task()
+        let unmanagedID = task.id
+        try vault.write {
+            vault.add(ticket)
+            vault.add(task)
+        }
+        #expect(vault.object(ofType: Ticket.self, forPrimaryKey: 42)?.title == "first")
+        #expect(task.id != unmanagedID)
+        #expect(vault.objects(Task.self).first?.id == task.id)
+    }
+}

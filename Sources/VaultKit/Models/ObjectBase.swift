@@ -8,7 +8,7 @@ import Foundation
 /// refreshed when the vault changes.
 open class ObjectBase {
     /// The object's link to its row once managed; `nil` while unmanaged.
-    final var manager: ManagedObject?
+    @usableFromInline final var manager: ManagedObject?
 
     /// Creates an unmanaged object with the declared default values.
     public required init() {}
@@ -50,14 +50,8 @@ open class ObjectBase {
 ///     convenience init(firstName: String) { self.init(); self.firstName = firstName }
 /// }
 /// ```
-open class Object: ObjectBase, Identifiable, Hashable {
+open class Object: ObjectBase, Hashable {
     public required init() { super.init() }
-
-    /// Stable identity: the row for managed objects, the instance otherwise.
-    public var id: AnyHashable {
-        if let manager { return AnyHashable("\(manager.vault.path)#\(manager.schema.className)#\(manager.rowID)") }
-        return AnyHashable(ObjectIdentifier(self))
-    }
 
     /// Managed objects are equal when they are the same stored object
     /// (``isSameObject(as:)``); unmanaged ones when they are the same instance.
@@ -70,6 +64,20 @@ open class Object: ObjectBase, Identifiable, Hashable {
         } else {
             hasher.combine(ObjectIdentifier(self))
         }
+    }
+}
+
+/// `Identifiable` by stored identity, for SwiftUI lists (Realm's name).
+///
+/// Opt-in, as in Realm, because many models declare their own `id` property:
+/// `final class Task: Object, ObjectKeyIdentifiable { … }`.
+public protocol ObjectKeyIdentifiable: Identifiable {}
+
+extension ObjectKeyIdentifiable where Self: Object {
+    /// The stored object's identity (vault, class, row) once managed; the instance's before.
+    public var id: AnyHashable {
+        if let manager { return AnyHashable("\(manager.vault.path)#\(manager.schema.className)#\(manager.rowID)") }
+        return AnyHashable(ObjectIdentifier(self))
     }
 }
 

@@ -22,6 +22,7 @@ import Darwin
 @propertyWrapper
 public struct Persisted<Value: PersistableValue> {
     /// What the wrapper holds while its object is unmanaged.
+    @usableFromInline
     enum Storage {
         /// A value given at the declaration or set since.
         case value(Value)
@@ -32,36 +33,46 @@ public struct Persisted<Value: PersistableValue> {
 
     /// Set only while VaultKit constructs a class's schema prototype: a
     /// per-discovery random tag XOR the property's construction order.
-    var discoveryTag: UInt64
-    var storage: Storage
-    let options: PropertyOptions
+    @usableFromInline var discoveryTag: UInt64
+    @usableFromInline var storage: Storage
+    @usableFromInline let options: PropertyOptions
 
-    private init(storage: Storage, options: PropertyOptions) {
+    // Inlinable, with the accessors below, so that they specialise in the app's
+    // module: no generic-metadata lookup per object construction or property access.
+    @inlinable
+    init(storage: Storage, options: PropertyOptions) {
         self.storage = storage
         self.options = options
         self.discoveryTag = SchemaDiscovery.nextTag()
     }
 
     /// A property whose initial value is its type's default (`""`, `0`, `nil`, a new ObjectId…).
+    @inlinable
     public init() { self.init(storage: .typeDefault, options: PropertyOptions()) }
 
     /// A property with an initial value: `@Persisted var name = "Ada"`.
+    @inlinable
     public init(wrappedValue: Value) { self.init(storage: .value(wrappedValue), options: PropertyOptions()) }
 
     /// A primary key (or not): `@Persisted(primaryKey: true) var _id: ObjectId`.
+    @inlinable
     public init(primaryKey: Bool) { self.init(storage: .typeDefault, options: PropertyOptions(primaryKey: primaryKey)) }
 
     /// A primary key with an initial value.
+    @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) { self.init(storage: .value(wrappedValue), options: PropertyOptions(primaryKey: primaryKey)) }
 
     /// An indexed property (faster equality and range queries).
+    @inlinable
     public init(indexed: Bool) { self.init(storage: .typeDefault, options: PropertyOptions(indexed: indexed)) }
 
     /// An indexed property with an initial value.
+    @inlinable
     public init(wrappedValue: Value, indexed: Bool) { self.init(storage: .value(wrappedValue), options: PropertyOptions(indexed: indexed)) }
 
     /// The inverse of a link: `@Persisted(originProperty: "friends") var friendOf: LinkingObjects<Person>`
     /// lists every `Person` whose `friends` holds this object.
+    @inlinable
     public init(originProperty: String) { self.init(storage: .typeDefault, options: PropertyOptions(originProperty: originProperty)) }
 
     @available(*, unavailable, message: "@Persisted is only available on properties of Object and EmbeddedObject subclasses")
@@ -73,6 +84,7 @@ public struct Persisted<Value: PersistableValue> {
 
     /// Reads and writes through the enclosing object: its vault row when
     /// managed, this wrapper's storage otherwise.
+    @inlinable
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
@@ -104,10 +116,18 @@ public struct Persisted<Value: PersistableValue> {
 }
 
 /// The options given in `@Persisted(…)`.
+@usableFromInline
 struct PropertyOptions: Sendable, Equatable {
-    var primaryKey = false
-    var indexed = false
-    var originProperty: String?
+    @usableFromInline var primaryKey = false
+    @usableFromInline var indexed = false
+    @usableFromInline var originProperty: String?
+
+    @inlinable
+    init(primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
+        self.primaryKey = primaryKey
+        self.indexed = indexed
+        self.originProperty = originProperty
+    }
 }
 
 /// The type-erased view of a `Persisted` that schema discovery reads through Mirror

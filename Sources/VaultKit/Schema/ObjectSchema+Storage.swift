@@ -2,7 +2,6 @@ import Foundation
 
 /// The SQL of a class's table (see the storage-mapping essay in Vault.swift).
 extension ObjectSchema {
-    var tableName: String { quoteIdentifier(className) }
 
     private var columnList: String {
         (columnIndexes.isEmpty ? ["\"_vk_id\""] : columnIndexes.map { quoteIdentifier(properties[$0].storedName) }).joined(separator: ", ")
@@ -75,7 +74,7 @@ extension ObjectSchema {
         return statements
     }
 
-    var insertSQL: String {
+    var computedInsertSQL: String {
         if columnIndexes.isEmpty { return "INSERT INTO \(tableName) DEFAULT VALUES" }
         return "INSERT INTO \(tableName) (\(columnList)) VALUES (\(columnIndexes.map { _ in "?" }.joined(separator: ", ")))"
     }
@@ -85,17 +84,17 @@ extension ObjectSchema {
         return "UPDATE \(tableName) SET \(assignments) WHERE \"_vk_id\" = ?"
     }
 
-    var deleteSQL: String { "DELETE FROM \(tableName) WHERE \"_vk_id\" = ?" }
+    var computedDeleteSQL: String { "DELETE FROM \(tableName) WHERE \"_vk_id\" = ?" }
 
-    var selectByRowIDSQL: String { "SELECT \(columnList) FROM \(tableName) WHERE \"_vk_id\" = ?" }
+    var computedSelectByRowIDSQL: String { "SELECT \(columnList) FROM \(tableName) WHERE \"_vk_id\" = ?" }
 
-    var selectByPrimaryKeySQL: String {
+    var computedSelectByPrimaryKeySQL: String {
         let key = primaryKeyProperty.map { quoteIdentifier($0.storedName) } ?? "\"_vk_id\""
         return "SELECT \"_vk_id\", \(columnList) FROM \(tableName) WHERE \(key) = ?"
     }
 
     /// `SELECT _vk_id, columns… FROM table` (callers append WHERE / ORDER BY).
-    var selectAllSQL: String { "SELECT \"_vk_id\", \(columnList) FROM \(tableName)" }
+    var computedSelectAllSQL: String { "SELECT \"_vk_id\", \(columnList) FROM \(tableName)" }
 
     // MARK: Stored definition
 

@@ -59,6 +59,9 @@ struct PropertyAccessor: @unchecked Sendable {
         func pointer(_ object: ObjectBase) -> UnsafeMutablePointer<Persisted<Value>> {
             (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Persisted<Value>.self)
         }
+        // Decided once per property, not per read.
+        let isCollection = Value.self is any PersistableCollection.Type
+        let isLink = Value.vaultPropertyType == .object
         readUnmanaged = { object in
             let storage = pointer(object)
             let value: Value
@@ -68,10 +71,10 @@ struct PropertyAccessor: @unchecked Sendable {
                 value = Value.vaultDefaultValue()
                 storage.pointee.storage = .value(value)
             }
-            if let collection = value as? any PersistableCollection {
+            if isCollection, let collection = value as? any PersistableCollection {
                 return .collection(collection.unmanagedEntries)
             }
-            if Value.vaultPropertyType == .object {
+            if isLink {
                 return .link((value as Any) as? ObjectBase)
             }
             return .column(value.vaultEncoded)
@@ -112,6 +115,7 @@ struct PropertyAccessor: @unchecked Sendable {
 /// - ``properties``
 /// - ``primaryKeyProperty``
 public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
+    // Internal state read by the inlined accessors is @usableFromInline.
     /// The class name (the table's name).
     public let className: String
     /// The stored properties, superclass properties first, each in declaration order.
@@ -122,10 +126,10 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     let accessors: [PropertyAccessor]
     /// The linked class of each link property (nil for other properties).
     let linkTypes: [ObjectBase.Type?]
-    private let prototype: ObjectBase
-    private let seed: UInt64
+    @usableFromInline let prototype: ObjectBase
+    @usableFromInline let seed: UInt64
     /// Construction order → index in `properties`.
-    private let indexByConstruction: [Int]
+    @usableFromInline let indexByConstruction: [Int]
     private let indexByName: [String: Int]
 
     /// The primary key, if the class has one.
@@ -228,10 +232,27 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.indexByConstruction = indexByConstruction
         self.indexByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
         self.columnIndexes = properties.indices.filter { properties[$0].isColumn }
+        self.isCollection = properties.map { !$0.isColumn }
+        self.tableName = quoteIdentifier(className)
+        self.insertSQL = computedInsertSQL
+        self.deleteSQL = computedDeleteSQL
+        self.selectByRowIDSQL = computedSelectByRowIDSQL
+        self.selectByPrimaryKeySQL = computedSelectByPrimaryKeySQL
+        self.selectAllSQL = computedSelectAllSQL
     }
 
     /// The indices of the properties stored as columns, in column order.
-    let columnIndexes: [Int]
+    private(set) var columnIndexes: [Int] = []
+    /// Whether each property is a collection or backlink (read through a binding, not the row).
+    @usableFromInline private(set) var isCollection: [Bool] = []
+
+    // The class's statements, built once (they key the connection's statement cache).
+    private(set) var tableName = ""
+    private(set) var insertSQL = ""
+    private(set) var deleteSQL = ""
+    private(set) var selectByRowIDSQL = ""
+    private(set) var selectByPrimaryKeySQL = ""
+    private(set) var selectAllSQL = ""
 
     /// Per-property values from a row of column values (collections and backlinks hold NULL).
     func expand<C: Collection>(_ columns: C) -> [DatabaseValue] where C.Element == DatabaseValue {
@@ -245,6 +266,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The property a getter or setter is for, from its storage key path.
+    @inlinable
     func propertyIndex<Enclosing: ObjectBase, Value>(of storage: ReferenceWritableKeyPath<Enclosing, Persisted<Value>>, in _: Enclosing.Type) -> Int {
         let tag = unsafeDowncast(prototype, to: Enclosing.self)[keyPath: storage].discoveryTag
         return indexByConstruction[Int(truncatingIfNeeded: tag ^ seed)]

@@ -32,6 +32,7 @@ private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer?) -> Int { mall
 /// number of properties; otherwise discovery fails with an error naming the
 /// class (for example when a property's default value constructs another object
 /// during discovery).
+@usableFromInline
 enum SchemaDiscovery {
     /// Per-thread discovery state (pthread-specific, so object construction on
     /// other threads is unaffected and the check costs one load).
@@ -49,6 +50,7 @@ enum SchemaDiscovery {
     }()
 
     /// The tag for the `Persisted` being initialised: 0 outside discovery.
+    @usableFromInline
     static func nextTag() -> UInt64 {
         guard let raw = pthread_getspecific(threadKey.key) else { return 0 }
         let state = Unmanaged<State>.fromOpaque(raw).takeUnretainedValue()

@@ -6,12 +6,13 @@ import Foundation
 /// Reads never run SQL while the cache is current; any write through the same
 /// vault (or a refresh that sees another connection's commit) bumps the
 /// vault's content version, and the next read reloads the row once.
+@usableFromInline
 final class ManagedObject {
     let vault: Vault
-    let schema: ObjectSchema
+    @usableFromInline let schema: ObjectSchema
     let rowID: Int64
-    private(set) var values: [DatabaseValue]
-    private var version: UInt64
+    @usableFromInline private(set) var values: [DatabaseValue]
+    @usableFromInline var version: UInt64
     /// The row is gone; `values` keep their last contents (never a crash, never garbage).
     private(set) var isDeleted = false
 
@@ -25,7 +26,8 @@ final class ManagedObject {
 
     func markDeleted() { isDeleted = true }
 
-    private func ensureFresh() {
+    @usableFromInline
+    func ensureFresh() {
         guard version != vault.contentVersion, !isDeleted else { return }
         switch vault.loadRow(schema, rowID: rowID) {
         case .success(let row?): values = row
@@ -41,8 +43,19 @@ final class ManagedObject {
         return values[index]
     }
 
+    @inlinable
     func read<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
-        if let collectionType = Value.self as? any PersistableCollection.Type {
+        // The common case, inlined into the app's getter: a scalar from the cached row.
+        if !schema.isCollection[index] && Value.vaultPropertyType != .object {
+            ensureFresh()
+            if let value = Value.vaultDecode(values[index]) { return value }
+        }
+        return readSlowPath(Value.self, at: index)
+    }
+
+    @usableFromInline
+    func readSlowPath<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
+        if schema.isCollection[index], let collectionType = Value.self as? any PersistableCollection.Type {
             let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: rowID, propertyIndex: index)
             guard let collection = (collectionType.makeManaged(binding) as Any) as? Value else { return Value.vaultDefaultValue() }
             return collection
@@ -62,6 +75,7 @@ final class ManagedObject {
         return value
     }
 
+    @usableFromInline
     func write<Value: PersistableValue>(_ newValue: Value, at index: Int) {
         let property = schema.properties[index]
         precondition(vault.isInWriteTransaction, "Cannot modify managed object \(schema.className).\(property.name) outside a write transaction: wrap the change in vault.write { … }")
