@@ -1,5 +1,5 @@
 # VaultKit — the two commands of the README quick start, and a few more.
-#   make demo    install the C libraries if needed, build, run the demo
+#   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
 #   make test    install the C libraries if needed, run every test
 #   make bench   encrypted vs plain SQLite, release build
 
@@ -9,7 +9,7 @@ dependencies:
 	@bash scripts/install-dependencies.sh
 
 demo: dependencies
-	swift run vault demo
+	swift run vaultkit-demo
 
 test: dependencies
 	swift test

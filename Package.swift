@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "VaultCore", targets: ["VaultCore"]),
         .executable(name: "vault", targets: ["vault"]),
         .executable(name: "vault-bench", targets: ["vault-bench"]),
+        .executable(name: "vaultkit-demo", targets: ["vaultkit-demo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,6 +46,12 @@ let package = Package(
                 "VaultCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        // The README's main job: Realm-style models in an encrypted vault.
+        .executableTarget(
+            name: "vaultkit-demo",
+            dependencies: ["VaultKit"]
         ),
 
         // Benchmarks: encrypted vs plain SQLite in one run. Never timed unit tests.

@@ -1,0 +1,99 @@
+// vaultkit-demo: the README's main job. Realm-style models in an encrypted vault,
+// then what an attacker holding the files sees.
+import Foundation
+import VaultKit
+
+enum Mood: String, PersistableEnum { case curious, busy, away }
+
+final class Address: EmbeddedObject {
+    @Persisted var city = ""
+    @Persisted var country = ""
+}
+
+final class Person: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted var firstName = ""
+    @Persisted(indexed: true) var email = ""
+    @Persisted var mood = Mood.curious
+    @Persisted var address: Address?
+    @Persisted var friends: List<Person>
+    @Persisted var tags: MutableSet<String>
+    @Persisted var metadata: Map<String, String>
+    @Persisted(originProperty: "friends") var friendOf: LinkingObjects<Person>
+    override class func propertiesMapping() -> [String: String] { ["firstName": "first_name"] }
+    convenience init(firstName: String, email: String, city: String) {
+        self.init()
+        self.firstName = firstName
+        self.email = email
+        self.address = Address(value: ["city": city, "country": "UK"])
+    }
+}
+
+func run() throws {
+    let directory = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "vault-demo", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let url = directory.appendingPathComponent("people.vault")
+    for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+
+    print("VaultKit demo — \(url.path)")
+    var keyBytes = [UInt8](repeating: 0, count: 64)
+    _ = try MasterKey.generate().withUnsafeBytes { keyBytes = Array($0) }
+    let key = Data(keyBytes)
+    var config = Vault.Configuration(fileURL: url, encryptionKey: key)
+    config.objectTypes = [Person.self]
+    Vault.Configuration.defaultConfiguration = config
+    print("  1. generated a 64-byte key and set it in Vault.Configuration.defaultConfiguration")
+
+    let vault = try Vault()
+    let ada = Person(firstName: "Ada", email: "ada@example.org", city: "London")
+    let grace = Person(firstName: "Grace", email: "grace@example.org", city: "Arlington")
+    ada.friends.append(grace)
+    ada.tags.insert("mathematics")
+    ada.metadata["secret"] = "the analytical engine's password is 'bernoulli'"
+    try vault.write { vault.add(ada) }
+    print("  2. wrote \(vault.objects(Person.self).count) people: an embedded Address, an enum, a List, a MutableSet, a Map, a remapped property")
+
+    let loaded = try vault.object(ofType: Person.self, forPrimaryKey: ada._id).orThrow()
+    print("  3. read back: \(loaded.firstName) <\(loaded.email)> in \(loaded.address?.city ?? "?"), mood \(loaded.mood), "
+          + "friends \(loaded.friends.map(\.firstName)), tags \(Array(loaded.tags)), metadata keys \(loaded.metadata.keys)")
+    try vault.write { loaded.mood = .busy }
+    print("  4. updated mood to \(ada.mood) (every managed instance sees it); \(grace.firstName) is a friend of \(grace.friendOf.map(\.firstName))")
+
+    var scanned = 0
+    for suffix in ["", "-wal", "-shm"] {
+        guard let bytes = FileManager.default.contents(atPath: url.path + suffix) else { continue }
+        scanned += bytes.count
+        for needle in ["bernoulli", "ada@example.org", "London"] where bytes.range(of: Data(needle.utf8)) != nil {
+            throw DemoError("plaintext '\(needle)' found in \(url.lastPathComponent)\(suffix) — this is a bug")
+        }
+    }
+    print("  5. searched the vault's files (\(scanned) bytes) for the stored text: not found")
+
+    var wrongKey = config
+    wrongKey.encryptionKey = Data((0..<64).map { _ in UInt8.random(in: 0...255) })
+    do {
+        _ = try Vault(configuration: wrongKey)
+        throw DemoError("a wrong key opened the vault — this is a bug")
+    } catch let error as VaultError {
+        print("  6. a wrong key is refused:\n       \(error)")
+    }
+}
+
+struct DemoError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Optional {
+    func orThrow() throws -> Wrapped {
+        guard let self else { throw DemoError("expected a value") }
+        return self
+    }
+}
+
+do {
+    try run()
+} catch {
+    FileHandle.standardError.write(Data("vaultkit-demo: \(error)\n".utf8))
+    exit(1)
+}
