@@ -51,6 +51,7 @@ public final class Database {
 
     deinit {
         statementCache.removeAll()
+        keyedStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -159,6 +160,29 @@ public final class Database {
         if let statement = statementCache[sql] { return statement }
         let statement = try makeStatement(sql)
         statementCache[sql] = statement
+        return statement
+    }
+
+    /// A cache key for statements that a layer above builds once per use site
+    /// (hashing it is cheaper than hashing the SQL text).
+    public struct StatementKey: Hashable, Sendable {
+        let owner: ObjectIdentifier
+        let kind: Int
+        /// A key for statement `kind` of `owner` (for example a model class's schema).
+        public init(owner: AnyObject, kind: Int) {
+            self.owner = ObjectIdentifier(owner)
+            self.kind = kind
+        }
+    }
+
+    private var keyedStatements: [StatementKey: Statement] = [:]
+
+    /// A prepared statement cached under `key`, prepared from `sql` on first use.
+    /// The key's owner must outlive the connection's use of the statement.
+    public func cachedStatement(key: StatementKey, sql: () -> String) throws(VaultError) -> Statement {
+        if let statement = keyedStatements[key] { return statement }
+        let statement = try makeStatement(sql())
+        keyedStatements[key] = statement
         return statement
     }
 

@@ -121,9 +121,17 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 let ids = Array(rowIDs[position..<Swift.min(position + Self.batchSize, rowIDs.count)])
                 position += ids.count
                 let schema = results.schema
-                let placeholders = ids.map { _ in "?" }.joined(separator: ", ")
-                let rows = results.vault.query { db in
-                    try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))").fetchAll(ids.map { DatabaseValue.integer($0) })
+                let rows: [Row]
+                if results.ordering.isEmpty, let low = ids.first, let high = ids.last {
+                    // Default order is row-id order: one range scan reads the batch sequentially.
+                    rows = results.vault.query { db in
+                        try schema.statement(.selectRange, on: db).fetchAll([.integer(low), .integer(high)])
+                    }
+                } else {
+                    let placeholders = ids.map { _ in "?" }.joined(separator: ", ")
+                    rows = results.vault.query { db in
+                        try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))").fetchAll(ids.map { DatabaseValue.integer($0) })
+                    }
                 }
                 var byID: [Int64: Row] = [:]
                 for row in rows { if let id = row[0].int64 { byID[id] = row } }

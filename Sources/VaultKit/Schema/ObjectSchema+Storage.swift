@@ -96,6 +96,23 @@ extension ObjectSchema {
     /// `SELECT _vk_id, columns… FROM table` (callers append WHERE / ORDER BY).
     var computedSelectAllSQL: String { "SELECT \"_vk_id\", \(columnList) FROM \(tableName)" }
 
+    /// The statements a vault prepares once per class and connection.
+    enum StatementKind: Int {
+        case insert, delete, selectByRowID, selectByPrimaryKey, selectRange
+    }
+
+    func statement(_ kind: StatementKind, on db: Database) throws(VaultError) -> Statement {
+        try db.cachedStatement(key: Database.StatementKey(owner: self, kind: kind.rawValue)) {
+            switch kind {
+            case .insert: insertSQL
+            case .delete: deleteSQL
+            case .selectByRowID: selectByRowIDSQL
+            case .selectByPrimaryKey: selectByPrimaryKeySQL
+            case .selectRange: selectAllSQL + " WHERE \"_vk_id\" BETWEEN ? AND ? ORDER BY \"_vk_id\""
+            }
+        }
+    }
+
     // MARK: Stored definition
 
     /// What the vault records about the class: one line per stored column, in

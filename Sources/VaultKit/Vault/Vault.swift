@@ -422,7 +422,7 @@ public final class Vault {
         var updatedExisting = false
         let rowID = try database.withConnection { db -> Int64 in
             if let pk = schema.primaryKeyIndex, policy != .error,
-               let existing = try db.cachedStatement(schema.selectByPrimaryKeySQL).fetchAll([values[pk]]).first,
+               let existing = try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first,
                let rowID = existing[0].int64 {
                 var stored = schema.expand(existing.values.dropFirst())
                 let changed = schema.columnIndexes.filter { index in
@@ -439,7 +439,7 @@ public final class Vault {
                 return rowID
             }
             do {
-                try db.cachedStatement(schema.insertSQL).execute(schema.columnIndexes.map { values[$0] })
+                try schema.statement(.insert, on: db).execute(schema.columnIndexes.map { values[$0] })
             } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
                 let key = schema.primaryKeyIndex.map { Self.describe(values[$0]) } ?? "?"
                 throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
@@ -491,7 +491,7 @@ public final class Vault {
         guard !manager.isDeleted else { return }
         do {
             try database.withConnection { db in
-                try db.cachedStatement(manager.schema.deleteSQL).execute([.integer(manager.rowID)])
+                try manager.schema.statement(.delete, on: db).execute([.integer(manager.rowID)])
             }
             manager.markDeleted()
             contentVersion &+= 1
@@ -537,7 +537,7 @@ public final class Vault {
             preconditionFailure("\(key) is not a valid primary key value for \(schema.className).\(schema.properties[pk].name)")
         }
         do {
-            let row = try database.withConnection { db in try db.cachedStatement(schema.selectByPrimaryKeySQL).fetchAll([encoded]).first }
+            let row = try database.withConnection { db in try schema.statement(.selectByPrimaryKey, on: db).fetchAll([encoded]).first }
             guard let row, let rowID = row[0].int64 else { return nil }
             return materialize(schema, rowID: rowID, columns: row.values.dropFirst()) as? Element
         } catch {
@@ -585,7 +585,7 @@ public final class Vault {
     func loadRow(_ schema: ObjectSchema, rowID: Int64) -> Result<[DatabaseValue]?, Error> {
         Result {
             try database.withConnection { db in
-                try db.cachedStatement(schema.selectByRowIDSQL).fetchAll([.integer(rowID)]).first.map { schema.expand($0.values) }
+                try schema.statement(.selectByRowID, on: db).fetchAll([.integer(rowID)]).first.map { schema.expand($0.values) }
             }
         }
     }
