@@ -43,29 +43,50 @@ struct SealedFileLayoutTests {
     @Test("units tile the logical file and map into disjoint physical ranges", arguments: [SealedFileLayout.database, .wal, .blocks(.journalBlock)])
     func unitsTile(layout: SealedFileLayout) {
         var offset: Int64 = 0
-        var physicalEnd: Int64 = -1
-        for _ in 0..<50 {
+        var ranges: [Range<Int64>] = []
+        for _ in 0..<200 {
             let unit = layout.unit(at: offset)
             #expect(unit.logicalStart == offset)
-            #expect(unit.physicalStart >= physicalEnd)
             #expect(layout.unit(at: offset + Int64(unit.logicalLength) - 1).physicalStart == unit.physicalStart)
-            #expect(layout.logicalSize(physicalSize: unit.physicalEnd) >= unit.logicalEnd)
             #expect(layout.physicalSize(logicalSize: unit.logicalEnd) == unit.physicalEnd)
-            physicalEnd = unit.physicalEnd
+            if unit.kind != .walFrameHeader {
+                // A file that ends with this unit holds everything up to its end.
+                #expect(layout.logicalSize(physicalSize: unit.physicalEnd) >= unit.logicalEnd)
+            }
+            ranges.append(unit.physicalStart..<unit.physicalEnd)
             offset = unit.logicalEnd
+        }
+        let sorted = ranges.sorted { $0.lowerBound < $1.lowerBound }
+        for (a, b) in zip(sorted, sorted.dropFirst()) {
+            #expect(a.upperBound <= b.lowerBound, "units \(a) and \(b) overlap")
         }
     }
 
-    @Test("WAL frames sit where the essay says")
+    @Test("WAL units sit where the essay says, each inside one 4096-byte page")
     func walGeometry() {
         let layout = SealedFileLayout.wal
         #expect(layout.unit(at: 0).physicalLength == 72)
         let frame2Header = layout.unit(at: 32 + 4120)
-        #expect(frame2Header.kind == .walFrameHeader && frame2Header.index == 2 && frame2Header.physicalStart == 72 + 4160)
+        #expect(frame2Header.kind == .walFrameHeader && frame2Header.index == 2 && frame2Header.physicalStart == 4096 + 64)
         let frame2Page = layout.unit(at: 32 + 4120 + 24 + 100)
-        #expect(frame2Page.kind == .walPage && frame2Page.physicalStart == 72 + 4160 + 64 && frame2Page.zeroTail == 40)
-        #expect(layout.logicalSize(physicalSize: 72 + 4160 * 3) == 32 + 4120 * 3)
-        #expect(layout.logicalSize(physicalSize: 72 + 4160 * 3 - 1) == 32 + 4120 * 3, "a cut-short frame still counts, so reading it reports the truncation")
+        #expect(frame2Page.kind == .walPage && frame2Page.physicalStart == 4096 + 4096 * 2 && frame2Page.zeroTail == 40)
+        let frame64Header = layout.unit(at: 32 + 4120 * 63)
+        #expect(frame64Header.index == 64 && frame64Header.physicalStart == 4096 + 64 * 4096, "frame 64 opens the second group")
+        #expect(layout.logicalSize(physicalSize: 4096 + 4096 * 4) == 32 + 4120 * 3)
+        #expect(layout.logicalSize(physicalSize: 4096 + 4096 * 4 - 1) == 32 + 4120 * 3, "a cut-short page unit still counts, so reading it reports the truncation")
+        // Never across a page boundary (SIGKILL can tear a write only there).
+        var offset: Int64 = 0
+        for _ in 0..<200 {
+            let unit = layout.unit(at: offset)
+            #expect(unit.physicalStart / 4096 == (unit.physicalEnd - 1) / 4096, "unit at \(unit.physicalStart) crosses a page")
+            offset = unit.logicalEnd
+        }
+        var blockOffset: Int64 = 0
+        for _ in 0..<10 {
+            let unit = SealedFileLayout.blocks(.journalBlock).unit(at: blockOffset)
+            #expect(unit.physicalStart % 4096 == 0 && unit.physicalLength == 4096)
+            blockOffset = unit.logicalEnd
+        }
     }
 
     @Test("the database layout keeps the header block")

@@ -118,8 +118,8 @@ struct KeyRotationTests {
         try wal.write(to: URL(fileURLWithPath: url.path + "-wal"))
         let intact = try VaultMaintenance.authenticate(vaultAt: url, key: fixture.key)
         #expect(intact.isIntact)
-        #expect(intact.walFrames == (wal.count - 72) / 4160)
-        wal[72 + 4160 + 100] ^= 1      // frame 2's page
+        #expect(intact.walFrames == Int((SealedFileLayout.wal.logicalSize(physicalSize: Int64(wal.count)) - 32) / 4120))
+        wal[Int(SealedFileLayout.wal.unit(at: 32 + 4120 + 24).physicalStart) + 100] ^= 1      // frame 2's page
         try wal.write(to: URL(fileURLWithPath: url.path + "-wal"))
         let report = try VaultMaintenance.authenticate(vaultAt: url, key: fixture.key)
         #expect(report.failures.map(\.location) == [.walFrame(2)])

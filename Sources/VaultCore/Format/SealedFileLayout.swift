@@ -1,15 +1,23 @@
 /// Where each sealed unit of a file lives, logically (the offsets SQLite
 /// uses) and physically (the bytes on disk).
 ///
+/// Every unit lies within one 4096-byte page of the file. Linux checks for a
+/// fatal signal between pages inside one `write()`, so a unit that straddled a
+/// page boundary could be torn by a SIGKILL and then fail authentication like a
+/// tampered one; a unit inside one page is written whole or not at all.
+///
 /// ```
 /// database:  [header block 4096][page 1: 4056 ct ‖ 24 nonce ‖ 16 tag][page 2]…
 ///            logical L  →  physical L + 4096        (pages stay 4096-aligned)
 ///
-/// WAL:       [WAL header: 32 ct ‖ 40][frame 1 header: 24 ct ‖ 40][frame 1 page: 4096]…
-///            logical  32 + (i-1)·4120 + r  →  physical  72 + (i-1)·4160 + r'
+/// WAL:       [WAL header: 32 ct ‖ 40, in page 0]
+///            then groups of 63 frames, each group 64 pages:
+///            [page: 63 frame headers, 24 ct ‖ 40 each][63 page units, 4096 each]
+///            frame i (1-based): g = (i-1) / 63, j = (i-1) % 63,
+///              header at 4096 + g·64·4096 + j·64, page at 4096 + g·64·4096 + 4096 + j·4096
 ///
-/// blocks:    [block 0: (len 4 ‖ data 4096) ct ‖ 40][block 1]…      (journals, temp files)
-///            logical 4096·k + r  →  physical 4140·k, opened whole
+/// blocks:    [block 0: (len 4 ‖ data 4052) ct ‖ 40][block 1]…     (journals, temp files)
+///            logical 4052·k + r  →  physical 4096·k, opened whole
 /// ```
 ///
 /// Pages (database and WAL) are sealed *in place*: the last 40 bytes of every
@@ -27,12 +35,14 @@ enum SealedFileLayout: Sendable {
     static let walHeaderSize: Int64 = 32
     static let walFrameHeaderSize = 24
     static let walFrameSize = Int64(walFrameHeaderSize + pageSize)                        // 4120
-    static let walPhysicalHeaderSize = walHeaderSize + Int64(UnitSealer.overhead)          // 72
+    static let walPhysicalHeaderSize = walHeaderSize + Int64(UnitSealer.overhead)          // 72, in page 0
     static let walPhysicalFrameHeaderSize = walFrameHeaderSize + UnitSealer.overhead       // 64
-    static let walPhysicalFrameSize = Int64(walPhysicalFrameHeaderSize + pageSize)         // 4160
-    static let blockSize = 4096
+    static let walFramesPerGroup: Int64 = 63                                              // 63 × 64 B headers fit one page
+    static let walGroupSize = (walFramesPerGroup + 1) * Int64(pageSize)                   // 64 pages
+    static let walFirstGroup = Int64(pageSize)                                            // after page 0
     static let blockLengthPrefix = 4
-    static let physicalBlockSize = Int64(blockLengthPrefix + blockSize + UnitSealer.overhead)  // 4140
+    static let physicalBlockSize = Int64(pageSize)                                         // one page per block
+    static let blockSize = pageSize - blockLengthPrefix - UnitSealer.overhead              // 4052
 
     /// The unit that contains logical byte `offset`.
     func unit(at offset: Int64) -> UnitGeometry {
@@ -53,17 +63,19 @@ enum SealedFileLayout: Sendable {
             let frame = (offset - Self.walHeaderSize) / Self.walFrameSize
             let within = (offset - Self.walHeaderSize) % Self.walFrameSize
             let logicalBase = Self.walHeaderSize + frame * Self.walFrameSize
-            let physicalBase = Self.walPhysicalHeaderSize + frame * Self.walPhysicalFrameSize
+            let groupStart = Self.walFirstGroup + (frame / Self.walFramesPerGroup) * Self.walGroupSize
+            let slot = frame % Self.walFramesPerGroup
             if within < Int64(Self.walFrameHeaderSize) {
                 return UnitGeometry(
                     kind: .walFrameHeader, index: UInt64(frame + 1),
                     logicalStart: logicalBase, logicalLength: Self.walFrameHeaderSize,
-                    physicalStart: physicalBase, sealedLength: Self.walFrameHeaderSize, lengthPrefix: 0)
+                    physicalStart: groupStart + slot * Int64(Self.walPhysicalFrameHeaderSize),
+                    sealedLength: Self.walFrameHeaderSize, lengthPrefix: 0)
             }
             return UnitGeometry(
                 kind: .walPage, index: UInt64(frame + 1),
                 logicalStart: logicalBase + Int64(Self.walFrameHeaderSize), logicalLength: Self.pageSize,
-                physicalStart: physicalBase + Int64(Self.walPhysicalFrameHeaderSize),
+                physicalStart: groupStart + Int64(Self.pageSize) * (1 + slot),
                 sealedLength: Self.pageSize - UnitSealer.overhead, lengthPrefix: 0)
         case .blocks(let kind):
             let k = offset / Int64(Self.blockSize)
@@ -89,14 +101,14 @@ enum SealedFileLayout: Sendable {
             return pages * Int64(Self.pageSize)
         case .wal:
             guard physicalSize > 0 else { return 0 }
-            guard physicalSize > Self.walPhysicalHeaderSize else { return Self.walHeaderSize }
-            let body = physicalSize - Self.walPhysicalHeaderSize
-            let frames = body / Self.walPhysicalFrameSize
-            let within = body % Self.walPhysicalFrameSize
-            let base = Self.walHeaderSize + frames * Self.walFrameSize
-            if within == 0 { return base }
-            if within <= Int64(Self.walPhysicalFrameHeaderSize) { return base + Int64(Self.walFrameHeaderSize) }
-            return base + Self.walFrameSize
+            guard physicalSize > Self.walFirstGroup else { return Self.walHeaderSize }
+            // A frame exists when its page unit does (SQLite writes the header first);
+            // a page unit cut short still counts, so that reading it reports the truncation.
+            let body = physicalSize - Self.walFirstGroup
+            let groups = body / Self.walGroupSize
+            let within = body % Self.walGroupSize
+            let pagesInGroup = within <= Int64(Self.pageSize) ? 0 : (within - Int64(Self.pageSize) + Int64(Self.pageSize) - 1) / Int64(Self.pageSize)
+            return Self.walHeaderSize + (groups * Self.walFramesPerGroup + pagesInGroup) * Self.walFrameSize
         case .blocks:
             let units = (physicalSize + Self.physicalBlockSize - 1) / Self.physicalBlockSize
             return units * Int64(Self.blockSize)

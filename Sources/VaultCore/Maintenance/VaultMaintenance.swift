@@ -164,8 +164,8 @@ public enum VaultMaintenance {
         let header = try VaultFileHeader.parse(bytes, path: path)
         let fileSize = Int64(fileLength(path) ?? 0)
         let walSize = Int64(fileLength(path + "-wal") ?? 0)
-        let frames = walSize > SealedFileLayout.walPhysicalHeaderSize
-            ? (walSize - SealedFileLayout.walPhysicalHeaderSize) / SealedFileLayout.walPhysicalFrameSize : 0
+        let walLogical = SealedFileLayout.wal.logicalSize(physicalSize: walSize)
+        let frames = walLogical > SealedFileLayout.walHeaderSize ? (walLogical - SealedFileLayout.walHeaderSize) / SealedFileLayout.walFrameSize : 0
         return VaultInfo(
             path: path, formatVersion: Int(VaultFileHeader.formatVersion), cipherSuite: header.suite.description,
             pageSize: VaultFileHeader.pageSize, reservedBytesPerPage: VaultFileHeader.reservedBytesPerPage,
@@ -242,7 +242,8 @@ public enum VaultMaintenance {
         }
         var logical: Int64 = 0
         var units = 0
-        while true {
+        let logicalSize = layout.logicalSize(physicalSize: fileSize)
+        while logical < logicalSize {
             let unit = layout.unit(at: logical)
             guard unit.physicalStart < fileSize else { break }
             units += 1

@@ -159,6 +159,9 @@ final class SealedFile {
     /// file and `unit`, so that a later read of a gap authenticates (as zeros)
     /// instead of failing.
     private func fillGap(before unit: UnitGeometry, layout: SealedFileLayout, sealer: UnitSealer) -> Int32 {
+        // The WAL is written in frame order, and its header pages have unwritten
+        // slots by design: never fill there.
+        if case .wal = layout { return SQLITE_OK }
         if knownPhysicalSize >= unit.physicalStart { return SQLITE_OK }
         let (status, size) = physicalSize()
         guard status == SQLITE_OK else { return status }

@@ -20,6 +20,9 @@ import Foundation
 //   SUPER_JOURNAL            passed through: it holds file names only
 //
 // The byte layouts are in SealedFileLayout.swift and VaultFileHeader.swift.
+// Every unit lies inside one 4096-byte page of its file, so a process killed
+// mid-write (Linux stops a write() for a fatal signal only between pages)
+// never leaves a torn unit that would read as tampering.
 //
 // IMPLEMENTATION NOTES (each a pitfall verified in SQLite's source)
 //
