@@ -196,3 +196,37 @@ struct KeyRotationDurabilityTests {
         #expect(totalTransitions > rounds, "the loops should have completed rotations between kills")
     }
 }
+
+@Suite("Copies larger than the page cache")
+struct LargeCopyTests {
+    @Test("rekey and writeCopy of a vault larger than the cache (pages written out of order) keep every row")
+    func largeCopies() throws {
+        let directory = try TemporaryDirectory("large-copy")
+        let url = directory.file("big.vault")
+        let key = try MasterKey.generate()
+        let blob = Data(repeating: 0x5A, count: 3000)
+        do {
+            let vault = try openVault(url, key: key) { $0.pageCacheSize = 256 * 1024 }
+            try vault.write { db in
+                try db.execute("CREATE TABLE b(id INTEGER PRIMARY KEY, data BLOB NOT NULL, note TEXT NOT NULL)")
+                for i in 1...4000 {
+                    try db.execute("INSERT INTO b(id, data, note) VALUES (?, ?, ?)", arguments: [.integer(Int64(i)), .blob(blob), .text("\(plaintextMarker)-\(i)")])
+                }
+            }
+            try vault.writeCopy(toFile: directory.file("copy.vault"))
+            vault.close()
+        }
+        let newKey = try MasterKey.generate()
+        try VaultMaintenance.rekey(vaultAt: url, from: key, to: newKey)
+        for (path, openKey) in [(url, newKey), (directory.file("copy.vault"), key)] {
+            let vault = try openVault(path, key: openKey)
+            let count = try vault.read { db in try db.fetchOne("SELECT count(*), sum(length(data)) FROM b") }
+            #expect(count?[0] == .integer(4000) && count?[1] == .integer(4000 * 3000), "\(path.lastPathComponent)")
+            try vault.verify()
+            vault.close()
+            #expect(try VaultMaintenance.inspect(vaultAt: path).pageCount > 3000)
+            #expect(try VaultMaintenance.authenticate(vaultAt: path, key: openKey).isIntact)
+        }
+        try expectNoPlaintext(in: directory)
+    }
+}

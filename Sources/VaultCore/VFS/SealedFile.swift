@@ -34,7 +34,7 @@ final class SealedFile {
     /// One unit's logical bytes, for partial reads and read-modify-write.
     private let scratchUnit: UnsafeMutableRawPointer
     private var knownPhysicalSize: Int64 = -1
-    private static let scratchSize = Int(SealedFileLayout.physicalBlockSize)
+    private static let scratchSize = SealedFileLayout.pageSize + SealedFileLayout.blockLengthPrefix
 
     init(wrapped: UnsafeMutablePointer<sqlite3_file>, mode: Mode, path: String, registeredDatabasePath: String?) {
         self.wrapped = wrapped
@@ -167,9 +167,10 @@ final class SealedFile {
         guard status == SQLITE_OK else { return status }
         if size >= unit.physicalStart { return SQLITE_OK }
         var logicalEnd = layout.logicalSize(physicalSize: size)
-        let zeros = UnsafeMutableRawPointer.allocate(byteCount: SealedFileLayout.blockSize, alignment: 16)
+        // As large as the largest unit's logical bytes (a page), whatever the layout.
+        let zeros = UnsafeMutableRawPointer.allocate(byteCount: Self.scratchSize, alignment: 16)
         defer { zeros.deallocate() }
-        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: SealedFileLayout.blockSize)
+        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: Self.scratchSize)
         while logicalEnd < unit.logicalStart {
             let missing = layout.unit(at: logicalEnd)
             let rc = writeUnit(missing, from: zeros, usedLength: 0, sealer: sealer)
