@@ -121,21 +121,25 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 let ids = Array(rowIDs[position..<Swift.min(position + Self.batchSize, rowIDs.count)])
                 position += ids.count
                 let schema = results.schema
-                let rows: [Row]
+                let vault = results.vault
+                let objects: [ObjectBase]
                 if results.ordering.isEmpty, let low = ids.first, let high = ids.last {
                     // Default order is row-id order: one range scan reads the batch sequentially.
-                    rows = results.vault.query { db in
-                        try schema.statement(.selectRange, on: db).fetchAll([.integer(low), .integer(high)])
+                    objects = vault.query { db in
+                        try vault.materializeRows(schema, try schema.statement(.selectRange, on: db), [.integer(low), .integer(high)])
                     }
                 } else {
                     let placeholders = ids.map { _ in "?" }.joined(separator: ", ")
-                    rows = results.vault.query { db in
-                        try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))").fetchAll(ids.map { DatabaseValue.integer($0) })
+                    objects = vault.query { db in
+                        try vault.materializeRows(schema, try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))"), ids.map { DatabaseValue.integer($0) })
                     }
                 }
-                var byID: [Int64: Row] = [:]
-                for row in rows { if let id = row[0].int64 { byID[id] = row } }
-                batch = ids.compactMap { id in byID[id].flatMap { results.materialize($0) } }
+                // Keep the snapshot's order and members (rows added meanwhile inside the range are skipped).
+                var byID: [Int64: Element] = [:]
+                for object in objects {
+                    if let element = object as? Element, let id = element.manager?.rowID { byID[id] = element }
+                }
+                batch = ids.compactMap { byID[$0] }
                 batchPosition = 0
                 if batch.isEmpty { return next() }
             }

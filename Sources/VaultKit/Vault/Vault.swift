@@ -537,9 +537,9 @@ public final class Vault {
             preconditionFailure("\(key) is not a valid primary key value for \(schema.className).\(schema.properties[pk].name)")
         }
         do {
-            let row = try database.withConnection { db in try schema.statement(.selectByPrimaryKey, on: db).fetchAll([encoded]).first }
-            guard let row, let rowID = row[0].int64 else { return nil }
-            return materialize(schema, rowID: rowID, columns: row.values.dropFirst()) as? Element
+            return try database.withConnection { db in
+                try materializeRows(schema, try schema.statement(.selectByPrimaryKey, on: db), [encoded]).first
+            } as? Element
         } catch {
             failRead(error, "looking up \(schema.className)")
         }
@@ -563,6 +563,23 @@ public final class Vault {
     /// A managed instance for a stored row (`columns`: the class's column values).
     func materialize<C: Collection>(_ schema: ObjectSchema, rowID: Int64, columns: C) -> ObjectBase where C.Element == DatabaseValue {
         materialize(schema, rowID: rowID, values: schema.expand(columns))
+    }
+
+    /// Runs a statement whose columns are `_vk_id` then the class's columns, and
+    /// builds one managed object per row, decoding each column straight into
+    /// the object's value cache.
+    func materializeRows(_ schema: ObjectSchema, _ statement: Statement, _ arguments: [DatabaseValue]) throws -> [ObjectBase] {
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var objects: [ObjectBase] = []
+        let columns = schema.columnIndexes
+        let propertyCount = schema.properties.count
+        while try statement.step() {
+            var values = [DatabaseValue](repeating: .null, count: propertyCount)
+            for (column, property) in columns.enumerated() { values[property] = statement.value(at: column + 1) }
+            objects.append(materialize(schema, rowID: statement.int64(at: 0), values: values))
+        }
+        return objects
     }
 
     func materialize(_ schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) -> ObjectBase {
