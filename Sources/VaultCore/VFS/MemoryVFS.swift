@@ -102,10 +102,6 @@ final class MemoryFile {
     }
 }
 
-private func clockVFS(_ vfs: UnsafeMutablePointer<sqlite3_vfs>?) -> UnsafeMutablePointer<sqlite3_vfs>? {
-    vfs?.pointee.pAppData?.assumingMemoryBound(to: sqlite3_vfs.self)
-}
-
 private func makeMemoryVFS(clock: UnsafeMutablePointer<sqlite3_vfs>) -> sqlite3_vfs {
     var vfs = sqlite3_vfs()
     vfs.iVersion = 2
@@ -135,23 +131,8 @@ private func makeMemoryVFS(clock: UnsafeMutablePointer<sqlite3_vfs>) -> sqlite3_
         memcpy(output, name, length + 1)
         return SQLITE_OK
     }
-    vfs.xRandomness = { vfs, count, output in
-        guard let c = clockVFS(vfs), let f = c.pointee.xRandomness else { return 0 }
-        return f(c, count, output)
-    }
-    vfs.xSleep = { vfs, microseconds in
-        guard let c = clockVFS(vfs), let f = c.pointee.xSleep else { return 0 }
-        return f(c, microseconds)
-    }
-    vfs.xCurrentTime = { vfs, time in
-        guard let c = clockVFS(vfs), let f = c.pointee.xCurrentTime else { return SQLITE_ERROR }
-        return f(c, time)
-    }
     vfs.xGetLastError = { _, _, _ in 0 }
-    vfs.xCurrentTimeInt64 = { vfs, time in
-        guard let c = clockVFS(vfs), let f = c.pointee.xCurrentTimeInt64 else { return SQLITE_ERROR }
-        return f(c, time)
-    }
+    installForwardedClockAndRandomness(&vfs)
     return vfs
 }
 

@@ -100,7 +100,7 @@ enum VaultVFS {
 // MARK: - sqlite3_vfs
 
 private func underlyingVFS(_ vfs: UnsafeMutablePointer<sqlite3_vfs>?) -> UnsafeMutablePointer<sqlite3_vfs>? {
-    vfs?.pointee.pAppData?.assumingMemoryBound(to: sqlite3_vfs.self)
+    forwardedVFS(vfs)
 }
 
 private func makeVFS(wrapping underlying: UnsafeMutablePointer<sqlite3_vfs>) -> sqlite3_vfs {
@@ -141,26 +141,11 @@ private func makeVFS(wrapping underlying: UnsafeMutablePointer<sqlite3_vfs>) -> 
         guard let u = underlyingVFS(vfs), let f = u.pointee.xDlClose else { return }
         f(u, handle)
     }
-    vfs.xRandomness = { vfs, count, output in
-        guard let u = underlyingVFS(vfs), let f = u.pointee.xRandomness else { return 0 }
-        return f(u, count, output)
-    }
-    vfs.xSleep = { vfs, microseconds in
-        guard let u = underlyingVFS(vfs), let f = u.pointee.xSleep else { return 0 }
-        return f(u, microseconds)
-    }
-    vfs.xCurrentTime = { vfs, time in
-        guard let u = underlyingVFS(vfs), let f = u.pointee.xCurrentTime else { return SQLITE_ERROR }
-        return f(u, time)
-    }
     vfs.xGetLastError = { vfs, count, message in
         guard let u = underlyingVFS(vfs), let f = u.pointee.xGetLastError else { return 0 }
         return f(u, count, message)
     }
-    vfs.xCurrentTimeInt64 = { vfs, time in
-        guard let u = underlyingVFS(vfs), let f = u.pointee.xCurrentTimeInt64 else { return SQLITE_ERROR }
-        return f(u, time)
-    }
+    installForwardedClockAndRandomness(&vfs)
     return vfs
 }
 
