@@ -250,3 +250,22 @@ struct IdentityTests {
         #expect(vault.objects(Task.self).first?.id == task.id)
     }
 }
+
+@Suite("Read-only vaults")
+struct ReadOnlyVaultTests {
+    @Test("a class with no table in a read-only vault reads as empty, and writes are refused")
+    func absentClass() throws {
+        let scratch = try Scratch()
+        let url = scratch.file("ro.vault")
+        do {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [Person.self]))
+            try vault.write { vault.add(Person(firstName: "Ada")) }
+        }
+        // Opened read-only without objectTypes: Dog was never stored.
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, readOnly: true))
+        #expect(vault.objects(Dog.self).isEmpty)
+        #expect(vault.objects(Dog.self).first == nil)
+        #expect(vault.objects(Person.self).first?.firstName == "Ada")
+        #expect(throws: VaultError.self) { try vault.write { vault.add(Person(firstName: "x")) } }
+    }
+}

@@ -27,7 +27,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// The row ids in order, computed once per vault content version.
+    /// Whether the class has no table (a read-only vault written without it).
+    private var isAbsent: Bool { vault.absentClasses.contains(schema.className) }
+
     private func rowIDs() -> [Int64] {
+        if isAbsent { return [] }
         if cache.version == vault.contentVersion { return cache.rowIDs }
         let ids = vault.query { db in
             try db.cachedStatement("SELECT \"_vk_id\" FROM \(schema.tableName)\(orderClause)").fetchAll().compactMap { $0[0].int64 }
@@ -42,6 +46,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The number of objects, counted in SQL (no object is created).
     public var count: Int {
+        if isAbsent { return 0 }
         if cache.version == vault.contentVersion { return cache.rowIDs.count }
         return vault.query { db in
             Int(try db.cachedStatement("SELECT count(*) FROM \(schema.tableName)").fetchAll().first?[0].int64 ?? 0)
@@ -62,7 +67,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The first object in order, fetched with LIMIT 1.
     public var first: Element? {
-        vault.query { db in
+        if isAbsent { return nil }
+        return vault.query { db in
             try db.cachedStatement(schema.selectAllSQL + orderClause + " LIMIT 1").fetchAll().first
         }.flatMap(materialize)
     }
@@ -71,6 +77,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var last: Element? {
         let reversed = ordering.map { ($0.column, !$0.ascending) }
         let terms = reversed.map { "\(quoteIdentifier($0.0)) \($0.1 ? "ASC" : "DESC")" } + ["\"_vk_id\" DESC"]
+        if isAbsent { return nil }
         return vault.query { db in
             try db.cachedStatement(schema.selectAllSQL + " ORDER BY " + terms.joined(separator: ", ") + " LIMIT 1").fetchAll().first
         }.flatMap(materialize)

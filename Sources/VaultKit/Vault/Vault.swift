@@ -56,6 +56,8 @@ public final class Vault {
     private var dataVersion: Int64 = 0
     private var schemas: [ObjectIdentifier: ObjectSchema] = [:]
     private var schemasByName: [String: ObjectSchema] = [:]
+    /// Classes registered in a read-only vault that has no table for them: they read as empty.
+    private(set) var absentClasses: Set<String> = []
     private var writeDepth = 0
     private var deferredError: Error?
 
@@ -178,6 +180,9 @@ public final class Vault {
                 }
                 try db.execute("INSERT OR REPLACE INTO _vaultkit_metadata(key, value) VALUES ('schemaVersion', ?)", arguments: [.integer(Int64(configuration.schemaVersion))])
             }
+        } else if !toCreate.isEmpty {
+            // Read-only: nothing can be created; those classes simply have no objects.
+            absentClasses.formUnion(toCreate.map(\.className))
         } else if !configuration.readOnly, storedVersion != configuration.schemaVersion {
             try database.write { db in
                 try db.execute("INSERT OR REPLACE INTO _vaultkit_metadata(key, value) VALUES ('schemaVersion', ?)", arguments: [.integer(Int64(configuration.schemaVersion))])
@@ -536,6 +541,7 @@ public final class Vault {
         guard let encoded = schema.accessors[pk].encodeBoxed(key) else {
             preconditionFailure("\(key) is not a valid primary key value for \(schema.className).\(schema.properties[pk].name)")
         }
+        if absentClasses.contains(schema.className) { return nil }
         do {
             return try database.withConnection { db in
                 try materializeRows(schema, try schema.statement(.selectByPrimaryKey, on: db), [encoded]).first
@@ -590,7 +596,7 @@ public final class Vault {
 
     /// The object of class `className` at `rowID`, or `nil` if it is gone.
     func object(className: String, rowID: Int64) -> ObjectBase? {
-        guard let schema = schemasByName[className] else { return nil }
+        guard let schema = schemasByName[className], !absentClasses.contains(className) else { return nil }
         switch loadRow(schema, rowID: rowID) {
         case .success(let values?): return materialize(schema, rowID: rowID, values: values)
         case .success(nil): return nil
