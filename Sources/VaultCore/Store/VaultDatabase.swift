@@ -152,6 +152,15 @@ public final class VaultDatabase: @unchecked Sendable {
         // Reading the schema reads page 1 and recovers the WAL now, so a wrong
         // key or a tampered vault fails here rather than at the first query.
         _ = try db.fetchOne("SELECT count(*) FROM sqlite_schema")
+        if let prepareDatabase = configuration.prepareDatabase {
+            do {
+                try prepareDatabase(db)
+            } catch let error as VaultError {
+                throw error
+            } catch {
+                throw VaultError.invalidConfiguration("prepareDatabase failed: \(error)")
+            }
+        }
         guard !isMemory else { return }
         var reserve: Int32 = -1
         _ = db.fileControl(SQLITE_FCNTL_RESERVE_BYTES, &reserve)

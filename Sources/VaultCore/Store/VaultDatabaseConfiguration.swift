@@ -72,6 +72,9 @@ extension VaultDatabase {
         public var busyTimeout: Duration = .seconds(5)
         /// WAL pages after which a commit checkpoints (sqlite.org/pragma.html#pragma_wal_autocheckpoint).
         public var walAutocheckpointPages = 1000
+        /// Runs on every connection the vault opens, after VaultCore configured it:
+        /// the place to register SQL functions and collations.
+        public var prepareDatabase: (@Sendable (Database) throws -> Void)?
 
         /// An encrypted vault file.
         public init(fileURL: URL, masterKey: MasterKey?) {

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Computed from the links (never stored); empty while the object is unmanaged.
 public final class LinkingObjects<Element: Object>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
-    private let binding: CollectionBinding?
+    let binding: CollectionBinding?
     private var cached: [Element] = []
     private var cachedVersion: UInt64 = 0
 

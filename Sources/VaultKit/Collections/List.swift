@@ -14,7 +14,7 @@ import Foundation
 /// ```
 public final class List<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
-    private let binding: CollectionBinding?
+    let binding: CollectionBinding?
     private var cached: [(entryID: Int64, element: Element)] = []
     private var cachedVersion: UInt64 = 0
 

@@ -5,7 +5,7 @@ import Foundation
 /// Distinct by stored value (objects: by identity in the vault).
 public final class MutableSet<Element: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
-    private let binding: CollectionBinding?
+    let binding: CollectionBinding?
 
     /// An empty, unmanaged set.
     public init() { binding = nil }

@@ -1,106 +1,302 @@
 import Foundation
+import VaultCore
 
-/// The objects of one class in a vault: lazy (nothing runs until read) and live
-/// (reading again after a write sees the write).
+/// Objects of one class in a vault, chosen by a query: lazy (nothing runs
+/// until read) and live (reading again after a write sees the write).
 ///
 /// ```swift
-/// let people = vault.objects(Person.self).sorted(byKeyPath: "firstName")
-/// print(people.count)                  // SELECT count(*), no objects made
-/// for person in people { … }           // rows fetched in batches
-/// let page = people[100..<120]         // random access by index
+/// let adults = vault.objects(Person.self)
+///     .filter("age >= %d AND name BEGINSWITH[c] %@", 18, "a")
+///     .sorted(byKeyPath: "address.city")
+/// print(adults.count)                  // SELECT count(*): no objects made
+/// for person in adults { … }           // rows fetched in batches
+/// let page = adults[100..<120]         // one LIMIT 20 OFFSET 100 query
+/// let oldest = adults.max(ofProperty: "age") as Int?   // computed in SQL
 /// ```
+///
+/// Filters, sorting, `distinct(by:)` and aggregates all compile to one SQL
+/// statement with bound values (see ``QueryCompiler``). A malformed query
+/// given to `filter(_:_:)` stops the program with the error's message, as
+/// in Realm; `filter(_:arguments:)` throws a ``QueryError`` instead, for query
+/// text that is built at run time.
 public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     let vault: Vault
     let schema: ObjectSchema
-    let ordering: [(column: String, ascending: Bool)]
-    private let cache = RowIDCache()
+    let definition: ResultsDefinition
+    let compiled: CompiledResults
+    private let cache = ResultsCache()
 
-    init(vault: Vault, schema: ObjectSchema, ordering: [(column: String, ascending: Bool)] = []) {
+    init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition = ResultsDefinition()) throws(QueryError) {
         self.vault = vault
         self.schema = schema
-        self.ordering = ordering
+        self.definition = definition
+        self.compiled = try CompiledResults(vault: vault, schema: schema, definition: definition)
+        if !definition.predicates.isEmpty || !definition.sort.isEmpty || !definition.distinct.isEmpty {
+            // Prepared now (and kept in the statement cache for the first read),
+            // so SQLite's objections surface here as a thrown error.
+            try vault.prepareQuery(compiled.idQuery.sql, className: schema.className)
+        }
     }
 
-    private var orderClause: String {
-        let terms = ordering.map { "\(quoteIdentifier($0.column)) \($0.ascending ? "ASC" : "DESC")" } + ["\"_vk_id\" ASC"]
-        return " ORDER BY " + terms.joined(separator: ", ")
+    /// Results that cannot fail to compile (no filter, no sort).
+    static func all(vault: Vault, schema: ObjectSchema, base: ResultsDefinition.Base = .table) -> Results<Element> {
+        var definition = ResultsDefinition()
+        definition.base = base
+        do {
+            return try Results(vault: vault, schema: schema, definition: definition)
+        } catch {
+            preconditionFailure("VaultKit could not build the query for \(schema.className): \(error)")
+        }
     }
 
-    /// The row ids in order, computed once per vault content version.
+    private func refined(_ change: (inout ResultsDefinition) -> Void) throws(QueryError) -> Results<Element> {
+        var definition = self.definition
+        change(&definition)
+        return try Results(vault: vault, schema: schema, definition: definition)
+    }
+
     /// Whether the class has no table (a read-only vault written without it).
     private var isAbsent: Bool { vault.absentClasses.contains(schema.className) }
 
-    private func rowIDs() -> [Int64] {
-        if isAbsent { return [] }
-        if cache.version == vault.contentVersion { return cache.rowIDs }
-        let ids = vault.query { db in
-            try db.cachedStatement("SELECT \"_vk_id\" FROM \(schema.tableName)\(orderClause)").fetchAll().compactMap { $0[0].int64 }
+    // MARK: Querying
+
+    /// The objects matching a query in Realm's query language, for example
+    /// `"name BEGINSWITH[c] %@ AND ANY tags.name == %@"`.
+    ///
+    /// A malformed query, an unknown property or a mismatched argument stops
+    /// the program with a message naming the problem and its position (query
+    /// text is code). Use ``filter(_:arguments:)`` to get a thrown error.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        do {
+            return try filter(predicateFormat, arguments: args)
+        } catch {
+            preconditionFailure(error.description)
         }
-        cache.version = vault.contentVersion
+    }
+
+    /// The objects matching a query, throwing a ``QueryError`` for a malformed
+    /// query, an unknown property, a type mismatch or a wrong argument count.
+    public func filter(_ predicateFormat: String, arguments: [Any?]) throws(QueryError) -> Results<Element> {
+        let predicate = try QueryParser.parse(predicateFormat, arguments: arguments)
+        do {
+            return try refined { $0.predicates.append(predicate) }
+        } catch {
+            throw error.located(in: predicateFormat)
+        }
+    }
+
+    /// The objects matching a query tree (typed queries and `#Predicate` arrive here).
+    func filter(predicate: QueryPredicate) throws(QueryError) -> Results<Element> {
+        try refined { $0.predicates.append(predicate) }
+    }
+
+    /// The same objects sorted by a property or a key path through to-one links
+    /// (`"address.city"`); earlier sorts break ties.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// The same objects sorted by several key paths, the first most significant.
+    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        do {
+            return try refined { $0.sort = sortDescriptors.map { ($0.keyPath, $0.ascending) } + $0.sort }
+        } catch {
+            preconditionFailure(error.description)
+        }
+    }
+
+    /// The same objects sorted by a key path, throwing a ``QueryError`` for an
+    /// unknown property or a key path through a collection.
+    public func sorted(byKeyPathThrowing keyPath: String, ascending: Bool = true) throws(QueryError) -> Results<Element> {
+        try refined { $0.sort = [(keyPath, ascending)] + $0.sort }
+    }
+
+    /// The first object (in the current order) of each distinct combination of
+    /// values of `keyPaths`.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        do {
+            return try refined { $0.distinct += Array(keyPaths) }
+        } catch {
+            preconditionFailure(error.description)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The row ids in order, computed once per vault content version.
+    func rowIDs() -> [Int64] {
+        if isAbsent { return [] }
+        if cache.version == vault.contentVersion, let ids = cache.rowIDs { return ids }
+        let sql = compiled.idQuery
+        let ids = vault.query { db in
+            try db.cachedStatement(sql.sql).fetchAll(sql.bindings).compactMap { $0[0].int64 }
+        }
+        cache.reset(for: vault.contentVersion)
         cache.rowIDs = ids
         return ids
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { rowIDs().count }
+    public var endIndex: Int { count }
 
     /// The number of objects, counted in SQL (no object is created).
     public var count: Int {
         if isAbsent { return 0 }
-        if cache.version == vault.contentVersion { return cache.rowIDs.count }
-        return vault.query { db in
-            Int(try db.cachedStatement("SELECT count(*) FROM \(schema.tableName)").fetchAll().first?[0].int64 ?? 0)
+        if cache.version == vault.contentVersion {
+            if let ids = cache.rowIDs { return ids.count }
+            if let count = cache.count { return count }
         }
+        guard let sql = compiled.countQuery else { return rowIDs().count }
+        let count = vault.query { db in
+            Int(try db.cachedStatement(sql.sql).fetchAll(sql.bindings).first?[0].int64 ?? 0)
+        }
+        if cache.version != vault.contentVersion { cache.reset(for: vault.contentVersion) }
+        cache.count = count
+        return count
     }
 
-    public var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { first == nil }
 
-    /// The object at `position`.
+    /// The object at `position`, read with the objects around it (a window of
+    /// rows), so reading neighbouring positions runs no further query.
     public subscript(position: Int) -> Element {
-        let ids = rowIDs()
-        precondition(ids.indices.contains(position), "Index \(position) is out of bounds (count \(ids.count))")
-        guard let object = vault.object(className: schema.className, rowID: ids[position]) as? Element else {
-            preconditionFailure("The \(schema.className) at index \(position) was deleted meanwhile")
+        if cache.version == vault.contentVersion, let object = cache.window(at: position) as? Element { return object }
+        precondition(position >= 0, "Index \(position) is out of bounds")
+        loadWindow(position..<(position + ResultsCache.windowSize))
+        guard let object = cache.window(at: position) as? Element else {
+            preconditionFailure("Index \(position) is out of bounds (count \(count))")
         }
         return object
+    }
+
+    /// The objects in `bounds`, fetched with one query sized to the range
+    /// (`LIMIT bounds.count OFFSET bounds.lowerBound`).
+    public subscript(bounds: Range<Int>) -> Slice<Results<Element>> {
+        precondition(bounds.lowerBound >= 0, "Range \(bounds) is out of bounds")
+        if !bounds.isEmpty && !(cache.version == vault.contentVersion && cache.window(at: bounds.lowerBound) != nil && cache.window(at: bounds.upperBound - 1) != nil) {
+            loadWindow(bounds)
+            precondition(cache.window(at: bounds.upperBound - 1) != nil, "Range \(bounds) is out of bounds (count \(count))")
+        }
+        return Slice(base: self, bounds: bounds)
+    }
+
+    /// Reads the objects at `range` (or as many as exist) into the window cache.
+    private func loadWindow(_ range: Range<Int>) {
+        if cache.version != vault.contentVersion { cache.reset(for: vault.contentVersion) }
+        if isAbsent { cache.setWindow(start: range.lowerBound, objects: []); return }
+        let objects: [ObjectBase]
+        if let ids = cache.rowIDs ?? (compiled.pageQuery == nil || range.lowerBound > ResultsCache.offsetLimit ? rowIDs() : nil) {
+            // With the ids known, read the window by id (no OFFSET scan).
+            let slice = Array(ids[Swift.min(range.lowerBound, ids.count)..<Swift.min(range.upperBound, ids.count)])
+            objects = fetch(rowIDs: slice)
+        } else if let page = compiled.pageQuery {
+            objects = vault.query { db in
+                try vault.materializeRows(schema, try db.cachedStatement(page.sql), page.bindings + [.integer(Int64(range.count)), .integer(Int64(range.lowerBound))])
+            }
+        } else {
+            objects = []
+        }
+        cache.setWindow(start: range.lowerBound, objects: objects)
+    }
+
+    /// Managed objects for `ids`, in that order (ids no longer present are skipped).
+    func fetch(rowIDs ids: [Int64]) -> [ObjectBase] {
+        guard !ids.isEmpty else { return [] }
+        var objects: [ObjectBase] = []
+        var start = 0
+        while start < ids.count {
+            // Bounded IN lists keep under SQLite's variable limit.
+            let chunk = Array(ids[start..<Swift.min(start + 500, ids.count)])
+            start += chunk.count
+            let placeholders = chunk.map { _ in "?" }.joined(separator: ", ")
+            let rows = vault.query { db in
+                try vault.materializeRows(schema, try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))"), chunk.map { DatabaseValue.integer($0) })
+            }
+            var byID: [Int64: ObjectBase] = [:]
+            for object in rows { if let id = object.manager?.rowID { byID[id] = object } }
+            objects += chunk.compactMap { byID[$0] }
+        }
+        return objects
     }
 
     /// The first object in order, fetched with LIMIT 1.
     public var first: Element? {
         if isAbsent { return nil }
+        guard let page = compiled.pageQuery else { return rowIDs().first.flatMap { fetch(rowIDs: [$0]).first as? Element } }
         return vault.query { db in
-            try db.cachedStatement(schema.selectAllSQL + orderClause + " LIMIT 1").fetchAll().first
-        }.flatMap(materialize)
+            try vault.materializeRows(schema, try db.cachedStatement(page.sql), page.bindings + [.integer(1), .integer(0)])
+        }.first as? Element
     }
 
-    /// The last object in order.
+    /// The last object in order, fetched with LIMIT 1 in reverse order.
     public var last: Element? {
-        let reversed = ordering.map { ($0.column, !$0.ascending) }
-        let terms = reversed.map { "\(quoteIdentifier($0.0)) \($0.1 ? "ASC" : "DESC")" } + ["\"_vk_id\" DESC"]
         if isAbsent { return nil }
+        guard let page = compiled.reversePageQuery else { return rowIDs().last.flatMap { fetch(rowIDs: [$0]).first as? Element } }
         return vault.query { db in
-            try db.cachedStatement(schema.selectAllSQL + " ORDER BY " + terms.joined(separator: ", ") + " LIMIT 1").fetchAll().first
-        }.flatMap(materialize)
-    }
-
-    private func materialize(_ row: Row) -> Element? {
-        guard let rowID = row[0].int64 else { return nil }
-        return vault.materialize(schema, rowID: rowID, columns: row.values.dropFirst()) as? Element
-    }
-
-    /// The same objects sorted by a property (public name).
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
-        guard let property = schema[keyPath] else {
-            preconditionFailure("\(schema.className) has no property named '\(keyPath)' to sort by")
-        }
-        return Results(vault: vault, schema: schema, ordering: [(property.storedName, ascending)] + ordering)
+            try vault.materializeRows(schema, try db.cachedStatement(page.sql), page.bindings + [.integer(1), .integer(0)])
+        }.first as? Element
     }
 
     /// The position of `object`, if it is in the results.
     public func index(of object: Element) -> Int? {
-        guard let manager = object.manager, manager.schema === schema else { return nil }
+        guard let manager = object.manager, manager.schema === schema, manager.vault === vault else { return nil }
         return rowIDs().firstIndex(of: manager.rowID)
     }
+
+    /// The position of the first object matching a query, if any.
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        do {
+            let matching = try filter(predicateFormat, arguments: args)
+            let ids = Set(matching.rowIDs())
+            return rowIDs().firstIndex { ids.contains($0) }
+        } catch {
+            preconditionFailure(error.description)
+        }
+    }
+
+    // MARK: Aggregates
+
+    /// The smallest value of a property (numbers, dates, Decimal), or nil when there are no objects.
+    public func min<T: PersistableValue>(ofProperty property: String) -> T? {
+        aggregate(.min, property).flatMap { T.vaultDecode($0) }
+    }
+
+    /// The largest value of a property, or nil when there are no objects.
+    public func max<T: PersistableValue>(ofProperty property: String) -> T? {
+        aggregate(.max, property).flatMap { T.vaultDecode($0) }
+    }
+
+    /// The sum of a numeric property (0 when there are no objects).
+    public func sum<T: PersistableValue>(ofProperty property: String) -> T {
+        let value = aggregate(.sum, property) ?? .integer(0)
+        if let decoded = T.vaultDecode(value) { return decoded }
+        if T.vaultPropertyType == .int, let double = value.double, let decoded = T.vaultDecode(.integer(Int64(double))) { return decoded }
+        preconditionFailure("The sum of \(schema.className).\(property) is not a \(T.self)")
+    }
+
+    /// The average of a numeric property, or nil when there are no objects.
+    public func average<T: PersistableValue>(ofProperty property: String) -> T? {
+        guard let value = aggregate(.avg, property) else { return nil }
+        if let decoded = T.vaultDecode(value) { return decoded }
+        if T.vaultPropertyType == .int, let double = value.double { return T.vaultDecode(.integer(Int64(double.rounded()))) }
+        if T.vaultPropertyType == .decimal, let double = value.double { return T.vaultDecode(.text("\(double)")) }
+        return nil
+    }
+
+    private func aggregate(_ step: KeyPathStep, _ property: String) -> DatabaseValue? {
+        // (`.none`, not `nil`: DatabaseValue is ExpressibleByNilLiteral.)
+        if isAbsent { return step == .sum ? .integer(0) : .none }
+        let sql: SQLFragment
+        do {
+            sql = try compiled.aggregateQuery(step, property, vault: vault, schema: schema)
+        } catch {
+            preconditionFailure(error.description)
+        }
+        let value = vault.query { db in try db.cachedStatement(sql.sql).fetchAll(sql.bindings).first?[0] } ?? .null
+        return value.isNull ? .none : value
+    }
+
+    // MARK: Iteration
 
     /// Iterates in batches: each batch of rows is read with one query and its
     /// objects start with their values cached.
@@ -123,32 +319,27 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
 
         public mutating func next() -> Element? {
-            if batchPosition == batch.count {
+            while batchPosition == batch.count {
                 guard position < rowIDs.count else { return nil }
                 let ids = Array(rowIDs[position..<Swift.min(position + Self.batchSize, rowIDs.count)])
                 position += ids.count
                 let schema = results.schema
                 let vault = results.vault
-                let objects: [ObjectBase]
-                if results.ordering.isEmpty, let low = ids.first, let high = ids.last {
-                    // Default order is row-id order: one range scan reads the batch sequentially.
-                    objects = vault.query { db in
+                if results.definition.isPlainTable, let low = ids.first, let high = ids.last {
+                    // Row-id order: one range scan reads the batch sequentially.
+                    let objects = vault.query { db in
                         try vault.materializeRows(schema, try schema.statement(.selectRange, on: db), [.integer(low), .integer(high)])
                     }
-                } else {
-                    let placeholders = ids.map { _ in "?" }.joined(separator: ", ")
-                    objects = vault.query { db in
-                        try vault.materializeRows(schema, try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))"), ids.map { DatabaseValue.integer($0) })
+                    var byID: [Int64: Element] = [:]
+                    for object in objects {
+                        if let element = object as? Element, let id = element.manager?.rowID { byID[id] = element }
                     }
+                    // Keep the snapshot's members (rows added meanwhile inside the range are skipped).
+                    batch = ids.compactMap { byID[$0] }
+                } else {
+                    batch = results.fetch(rowIDs: ids).compactMap { $0 as? Element }
                 }
-                // Keep the snapshot's order and members (rows added meanwhile inside the range are skipped).
-                var byID: [Int64: Element] = [:]
-                for object in objects {
-                    if let element = object as? Element, let id = element.manager?.rowID { byID[id] = element }
-                }
-                batch = ids.compactMap { byID[$0] }
                 batchPosition = 0
-                if batch.isEmpty { return next() }
             }
             defer { batchPosition += 1 }
             return batch[batchPosition]
@@ -158,8 +349,70 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var description: String { "Results<\(schema.className)>(\(count) objects)" }
 }
 
-/// Row ids of a `Results`, valid for one content version of its vault.
-final class RowIDCache {
-    var version: UInt64 = 0
-    var rowIDs: [Int64] = []
+/// A sort key: a property or a key path through to-one links, and a direction.
+public struct SortDescriptor: Sendable, Hashable {
+    /// The key path, with public property names.
+    public let keyPath: String
+    /// Ascending (smallest first) or descending.
+    public let ascending: Bool
+
+    /// A sort by `keyPath`, ascending unless told otherwise.
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    /// The same key path in the opposite direction.
+    public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
+}
+
+/// What a `Results` reads: which objects (a class's table, or the members of a
+/// list, set or backlink), filters, sort order and distinct key paths.
+struct ResultsDefinition {
+    enum Base {
+        case table
+        /// The objects in a managed List (in list order) or MutableSet.
+        case collection(CollectionBinding)
+        /// The objects linking to a managed object (LinkingObjects).
+        case linkingObjects(CollectionBinding)
+    }
+    var base: Base = .table
+    var predicates: [QueryPredicate] = []
+    var sort: [(keyPath: String, ascending: Bool)] = []
+    var distinct: [String] = []
+
+    var isPlainTable: Bool {
+        if case .table = base, predicates.isEmpty, sort.isEmpty, distinct.isEmpty { return true }
+        return false
+    }
+}
+
+/// Per-`Results` caches, valid for one content version of the vault.
+final class ResultsCache {
+    static let windowSize = 64
+    /// Beyond this offset a window is read by row id rather than with OFFSET.
+    static let offsetLimit = 2048
+
+    private(set) var version: UInt64 = 0
+    var rowIDs: [Int64]?
+    var count: Int?
+    private var windowStart = 0
+    private var windowObjects: [ObjectBase] = []
+
+    func reset(for version: UInt64) {
+        self.version = version
+        rowIDs = nil
+        count = nil
+        windowObjects = []
+    }
+
+    func window(at position: Int) -> ObjectBase? {
+        let index = position - windowStart
+        return windowObjects.indices.contains(index) ? windowObjects[index] : nil
+    }
+
+    func setWindow(start: Int, objects: [ObjectBase]) {
+        windowStart = start
+        windowObjects = objects
+    }
 }

@@ -95,6 +95,12 @@ public struct Persisted<Value: PersistableValue> {
                 let index = manager.schema.propertyIndex(of: storageKeyPath, in: EnclosingSelf.self)
                 return manager.read(Value.self, at: index)
             }
+            let tag = object[keyPath: storageKeyPath].discoveryTag
+            if tag != 0 {
+                // A schema prototype: report which property was read (typed queries), change nothing.
+                SchemaDiscovery.recordPrototypeAccess(tag)
+                return Value.vaultDefaultValue()
+            }
             switch object[keyPath: storageKeyPath].storage {
             case .value(let value):
                 return value

@@ -26,6 +26,9 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     /// Whether the property is a column of the class's table (not a collection or backlink).
     var isColumn: Bool { collectionKind == nil && originProperty == nil }
 
+    /// A List, MutableSet or LinkingObjects: key paths through it reach many values.
+    var isToManyRelation: Bool { collectionKind == .list || collectionKind == .set || originProperty != nil }
+
     public var description: String {
         var element = "\(objectClassName ?? type.rawValue)\(isOptional ? "?" : "")"
         if let collectionKind { element = "\(collectionKind.rawValue)<\(element)>" }
@@ -270,6 +273,14 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     func propertyIndex<Enclosing: ObjectBase, Value>(of storage: ReferenceWritableKeyPath<Enclosing, Persisted<Value>>, in _: Enclosing.Type) -> Int {
         let tag = unsafeDowncast(prototype, to: Enclosing.self)[keyPath: storage].discoveryTag
         return indexByConstruction[Int(truncatingIfNeeded: tag ^ seed)]
+    }
+
+    /// The property a key path to a `@Persisted` property reads (typed queries).
+    func propertyIndex(forKeyPath keyPath: AnyKeyPath) -> Int? {
+        guard let tag = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }) else { return nil }
+        let construction = Int(truncatingIfNeeded: tag ^ seed)
+        guard indexByConstruction.indices.contains(construction) else { return nil }
+        return indexByConstruction[construction]
     }
 
     public var description: String {

@@ -59,6 +59,36 @@ enum SchemaDiscovery {
         return tag
     }
 
+    /// Which property a key path read on a prototype (typed queries name
+    /// properties by key path; the prototype's getters report their tag here).
+    final class AccessRecord {
+        var tag: UInt64?
+    }
+
+    private static let recordKey: Key = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return Key(key: key)
+    }()
+
+    /// Called by a prototype's getter: notes the property's tag for `recordingAccess`.
+    @usableFromInline
+    static func recordPrototypeAccess(_ tag: UInt64) {
+        guard let raw = pthread_getspecific(recordKey.key) else { return }
+        let record = Unmanaged<AccessRecord>.fromOpaque(raw).takeUnretainedValue()
+        if record.tag == nil { record.tag = tag }
+    }
+
+    /// The tag of the first `@Persisted` property `body` reads on a prototype.
+    static func recordingAccess(_ body: () -> Void) -> UInt64? {
+        let record = AccessRecord()
+        let previous = pthread_getspecific(recordKey.key)
+        pthread_setspecific(recordKey.key, Unmanaged.passUnretained(record).toOpaque())
+        withExtendedLifetime(record) { body() }
+        pthread_setspecific(recordKey.key, previous)
+        return record.tag
+    }
+
     /// What discovery learns about one property.
     struct DiscoveredProperty {
         var label: String

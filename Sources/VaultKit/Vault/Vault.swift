@@ -529,7 +529,7 @@ public final class Vault {
 
     /// Every object of `type`, live and lazy.
     public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
-        Results(vault: self, schema: schema(for: type))
+        Results.all(vault: self, schema: schema(for: type))
     }
 
     /// The object of `type` whose primary key is `key`, or `nil`.
@@ -594,6 +594,9 @@ public final class Vault {
         return object
     }
 
+    /// The schema of a class in this vault, by class name.
+    func schema(named className: String) -> ObjectSchema? { schemasByName[className] }
+
     /// The object of class `className` at `rowID`, or `nil` if it is gone.
     func object(className: String, rowID: Int64) -> ObjectBase? {
         guard let schema = schemasByName[className], !absentClasses.contains(className) else { return nil }
@@ -626,6 +629,16 @@ public final class Vault {
         }
         let rows = query { db in try db.cachedStatement(sql).fetchAll([.integer(binding.ownerRowID)]) }
         return rows.compactMap { row in row[0].int64.map { materialize(origin, rowID: $0, columns: row.values.dropFirst()) } }
+    }
+
+    /// Prepares a compiled query's statement, turning SQLite's refusal into a ``QueryError``.
+    func prepareQuery(_ sql: String, className: String) throws(QueryError) {
+        guard !absentClasses.contains(className) else { return }
+        do {
+            try database.withConnection { db in _ = try db.cachedStatement(sql) }
+        } catch {
+            throw QueryError("SQLite could not prepare the query (\(error))")
+        }
     }
 
     /// Runs a query on the vault's connection.

@@ -70,7 +70,9 @@ extension Vault {
         /// The storage-core configuration for this vault.
         func databaseConfiguration() throws(VaultError) -> VaultDatabase.Configuration {
             if let inMemoryIdentifier {
-                return VaultDatabase.Configuration(inMemoryIdentifier: inMemoryIdentifier)
+                var configuration = VaultDatabase.Configuration(inMemoryIdentifier: inMemoryIdentifier)
+                configuration.prepareDatabase = QuerySQLFunctions.register
+                return configuration
             }
             guard let fileURL else { throw VaultError.invalidConfiguration("set fileURL or inMemoryIdentifier") }
             var configuration: VaultDatabase.Configuration
@@ -82,6 +84,7 @@ extension Vault {
                 throw VaultError.missingKey(path: fileURL.path)
             }
             configuration.readOnly = readOnly
+            configuration.prepareDatabase = QuerySQLFunctions.register
             return configuration
         }
     }

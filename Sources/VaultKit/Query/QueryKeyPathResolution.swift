@@ -1,0 +1,309 @@
+import Foundation
+import VaultCore
+
+/// One table a key path passes through: `JOIN table alias ON on` (the first
+/// table of a chain is correlated with the outer row through `on` instead).
+struct Join {
+    var table: String
+    var alias: String
+    var on: SQLFragment
+}
+
+/// A key path resolved against the schema.
+struct ResolvedPath {
+    /// The tables the path passes through; empty for a column of the row itself
+    /// and for to-one paths, which are folded into `expression`.
+    var joins: [Join] = []
+    /// Whether the path passes through a to-many property (comparisons on it are quantified).
+    var isToMany = false
+    /// The value's SQL, over the last join's alias (or the outer row).
+    var expression: SQLFragment
+    var type: QueryValueType
+    /// The path as written, with its class: `Person.address.city`.
+    var name: String
+}
+
+extension QueryCompiler {
+
+    /// Where resolution stands after each step.
+    private enum Cursor {
+        /// At an object's row (joined, with an alias).
+        case row(ObjectSchema, alias: String)
+        /// At a to-one link column, not yet joined.
+        case link(SQLFragment, target: ObjectSchema)
+        /// At a map's entries (side-table alias), waiting for `['key']`, `@allKeys` or `@allValues`.
+        case map(owner: ObjectSchema, property: Property, alias: String)
+        /// At a value.
+        case value(SQLFragment, QueryValueType)
+    }
+
+    private func schema(named name: String, offset: Int?) throws(QueryError) -> ObjectSchema {
+        guard let schema = lookup(name) else { throw QueryError("\(name) is not part of this vault's schema", at: offset) }
+        return schema
+    }
+
+    /// Resolves a key path from `scope`; non-to-many paths come back as one self-contained expression.
+    mutating func resolve(_ path: QueryKeyPath, in scope: Scope) throws(QueryError) -> ResolvedPath {
+        let offset = path.offset
+        var cursor: Cursor
+        var name: String
+        let base: Scope.Base
+        if let variable = path.variable {
+            guard let bound = scope.variables[variable] else {
+                throw QueryError("unknown variable $\(variable) (variables are bound by SUBQUERY)", at: offset)
+            }
+            base = bound
+            name = "$" + variable
+        } else {
+            base = scope.root
+            name = ""
+        }
+        switch base {
+        case .row(let schema, let alias):
+            cursor = .row(schema, alias: alias)
+            if name.isEmpty { name = schema.className }
+        case .value(let expression, let type, _, let valueName):
+            cursor = .value(expression, type)
+            if name.isEmpty { name = valueName }
+        }
+        var joins: [Join] = []
+        var isToMany = false
+        var steps = path.steps[...]
+
+        /// Joins the link the cursor is at, so the next step can read the target's columns.
+        func enter(_ cursor: Cursor, _ compiler: inout QueryCompiler) -> (ObjectSchema, String)? {
+            switch cursor {
+            case .row(let schema, let alias): return (schema, alias)
+            case .link(let column, let target):
+                let alias = compiler.nextAlias()
+                joins.append(Join(table: target.tableName, alias: alias, on: "\(alias).\"_vk_id\" = " + column))
+                return (target, alias)
+            default: return nil
+            }
+        }
+
+        while let step = steps.popFirst() {
+            switch step {
+            case .property(let propertyName):
+                if case .map(let owner, let property, let alias) = cursor {
+                    // `map.key` is not a subscript: read the values' property (map of objects).
+                    cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset)
+                }
+                guard let (schema, alias) = enter(cursor, &self) else {
+                    throw QueryError("'\(propertyName)' cannot follow \(name), which is not an object", at: offset)
+                }
+                guard let property = schema[propertyName] else {
+                    throw QueryError("\(schema.className) has no property named '\(propertyName)'", at: offset)
+                }
+                name += "." + propertyName
+                let column = SQLFragment("\(alias).\(quoteIdentifier(property.storedName))")
+                if let origin = property.originProperty {
+                    // LinkingObjects: the objects of the origin class whose origin property holds this row.
+                    let originSchema = try self.schema(named: property.objectClassName ?? "", offset: offset)
+                    guard let originProperty = originSchema[origin] else {
+                        throw QueryError("\(originSchema.className) has no property named '\(origin)'", at: offset)
+                    }
+                    let target = nextAlias()
+                    if originProperty.isColumn {
+                        joins.append(Join(table: originSchema.tableName, alias: target,
+                                          on: SQLFragment("\(target).\(quoteIdentifier(originProperty.storedName)) = \(alias).\"_vk_id\"")))
+                    } else {
+                        let side = nextAlias()
+                        joins.append(Join(table: originSchema.collectionTableName(for: originProperty), alias: side, on: SQLFragment("\(side).\"value\" = \(alias).\"_vk_id\"")))
+                        joins.append(Join(table: originSchema.tableName, alias: target, on: SQLFragment("\(target).\"_vk_id\" = \(side).\"_vk_owner\"")))
+                    }
+                    isToMany = true
+                    cursor = .row(originSchema, alias: target)
+                } else if let kind = property.collectionKind {
+                    let side = nextAlias()
+                    joins.append(Join(table: schema.collectionTableName(for: property), alias: side, on: SQLFragment("\(side).\"_vk_owner\" = \(alias).\"_vk_id\"")))
+                    switch kind {
+                    case .map:
+                        cursor = .map(owner: schema, property: property, alias: side)
+                    case .list, .set:
+                        isToMany = true
+                        let value = SQLFragment("\(side).\"value\"")
+                        if let target = property.objectClassName {
+                            cursor = .link(value, target: try self.schema(named: target, offset: offset))
+                        } else {
+                            cursor = .value(value, .scalar(property.type))
+                        }
+                    }
+                } else if let target = property.objectClassName {
+                    cursor = .link(column, target: try self.schema(named: target, offset: offset))
+                } else {
+                    cursor = .value(column, .scalar(property.type))
+                }
+            case .mapKey(let key):
+                guard case .map(let owner, let property, let alias) = cursor, let last = joins.indices.last else {
+                    throw QueryError("['\(key)'] applies to a Map property; \(name) is not one", at: offset)
+                }
+                joins[last].on = joins[last].on + " AND \(alias).\"key\" = ?" + SQLFragment("", [.text(key)])
+                name += "['\(key)']"
+                cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset, keyed: true)
+            case .allKeys:
+                guard case .map(_, _, let alias) = cursor else { throw QueryError("@allKeys applies to a Map property; \(name) is not one", at: offset) }
+                isToMany = true
+                name += ".@allKeys"
+                cursor = .value(SQLFragment("\(alias).\"key\""), .scalar(.string))
+            case .allValues:
+                guard case .map(let owner, let property, let alias) = cursor else { throw QueryError("@allValues applies to a Map property; \(name) is not one", at: offset) }
+                isToMany = true
+                name += ".@allValues"
+                cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset)
+            case .count, .min, .max, .sum, .avg:
+                if case .map(let owner, let property, let alias) = cursor {
+                    isToMany = true
+                    cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset)
+                }
+                if !isToMany {
+                    // `name.@count` / `@size` on a string or Data: its length.
+                    if step == .count, case .value(let expression, let type) = cursor, type == .scalar(.string) || type == .scalar(.data) {
+                        name += ".@count"
+                        cursor = .value("length(" + expression + ")", .scalar(.int))
+                        continue
+                    }
+                    throw QueryError("\(step.text) applies to a List, MutableSet, Map or LinkingObjects; \(name) is not one", at: offset)
+                }
+                name += "." + step.text
+                var aggregated: SQLFragment
+                var type: QueryValueType
+                if step == .count {
+                    aggregated = SQLFragment("count(*)")
+                    type = .scalar(.int)
+                } else {
+                    var valueExpression: SQLFragment
+                    var valueType: QueryValueType
+                    switch cursor {
+                    case .value(let expression, let t):
+                        valueExpression = expression
+                        valueType = t
+                    default:
+                        // A collection of objects: `@sum.likes` names the property.
+                        guard case .property(let propertyName)? = steps.popFirst(), let (schema, alias) = enter(cursor, &self),
+                              let property = schema[propertyName], property.isColumn, property.objectClassName == nil else {
+                            throw QueryError("\(step.text) on a collection of objects must name a value property, as in \(name).price", at: offset)
+                        }
+                        name += "." + propertyName
+                        valueExpression = SQLFragment("\(alias).\(quoteIdentifier(property.storedName))")
+                        valueType = .scalar(property.type)
+                    }
+                    (aggregated, type) = try Self.aggregate(step, valueExpression, valueType, name: name, offset: offset)
+                }
+                let (from, correlation) = Self.fromClause([joins])
+                cursor = .value("(SELECT " + aggregated + from + " WHERE " + correlation + ")", type)
+                joins = []
+                isToMany = false
+            }
+        }
+
+        let expression: SQLFragment
+        let type: QueryValueType
+        switch cursor {
+        case .row(let schema, let alias):
+            expression = SQLFragment("\(alias).\"_vk_id\"")
+            type = .link(schema.className)
+        case .link(let column, let target):
+            expression = column
+            type = .link(target.className)
+        case .value(let value, let valueType):
+            expression = value
+            type = valueType
+        case .map(let owner, let property, let alias):
+            // A map compared directly: its values (ANY).
+            isToMany = true
+            guard case .value(let value, let valueType) = try mapValues(owner: owner, property: property, alias: alias, offset: offset) else {
+                guard let target = property.objectClassName else { throw QueryError("unsupported map", at: offset) }
+                expression = SQLFragment("\(alias).\"value\"")
+                type = .link(target)
+                break
+            }
+            expression = value
+            type = valueType
+        }
+        var resolved = ResolvedPath(joins: joins, isToMany: isToMany, expression: expression, type: type, name: name)
+        if !isToMany && !joins.isEmpty {
+            // To-one: one scalar subquery (NULL when a link on the way is nil).
+            let (from, correlation) = Self.fromClause([joins])
+            resolved.expression = "(SELECT " + expression + from + " WHERE " + correlation + ")"
+            resolved.joins = []
+        }
+        return resolved
+    }
+
+    /// The values of a map whose side table is at `alias` (joining the target for maps of objects).
+    private func mapValues(owner _: ObjectSchema, property: Property, alias: String, offset: Int?, keyed _: Bool = false) throws(QueryError) -> Cursor {
+        let value = SQLFragment("\(alias).\"value\"")
+        if let target = property.objectClassName {
+            return .link(value, target: try schema(named: target, offset: offset))
+        }
+        return .value(value, .scalar(property.type))
+    }
+
+    private static func aggregate(_ step: KeyPathStep, _ expression: SQLFragment, _ type: QueryValueType, name: String, offset: Int?) throws(QueryError) -> (SQLFragment, QueryValueType) {
+        guard case .scalar(let scalar) = type else {
+            throw QueryError("\(step.text) needs values, not objects (\(name))", at: offset)
+        }
+        let numeric: Set<PropertyType> = [.int, .float, .double, .decimal]
+        let ordered: Set<PropertyType> = numeric.union([.date])
+        switch step {
+        case .min, .max:
+            guard ordered.contains(scalar) else { throw QueryError("\(step.text) applies to numbers and dates; \(name) is a \(scalar.rawValue)", at: offset) }
+            let function = step == .min ? "min" : "max"
+            let argument = scalar == .decimal ? "(" + expression + " COLLATE vk_decimal)" : expression
+            return ("\(function)(" + argument + ")", type)
+        case .sum:
+            guard numeric.contains(scalar) else { throw QueryError("@sum applies to numbers; \(name) is a \(scalar.rawValue)", at: offset) }
+            if scalar == .decimal { return ("vk_decimal_sum(" + expression + ")", type) }
+            return ("coalesce(sum(" + expression + "), 0)", scalar == .int ? .scalar(.int) : .scalar(.double))
+        case .avg:
+            guard numeric.contains(scalar) else { throw QueryError("@avg applies to numbers; \(name) is a \(scalar.rawValue)", at: offset) }
+            if scalar == .decimal { return ("vk_decimal_avg(" + expression + ")", type) }
+            return ("avg(" + expression + ")", .scalar(.double))
+        default:
+            return (SQLFragment("count(*)"), .scalar(.int))
+        }
+    }
+
+    /// `SUBQUERY(collection, $x, predicate).@count`.
+    mutating func subqueryCount(_ collection: QueryKeyPath, variable: String, predicate: QueryPredicate, offset: Int?, in scope: Scope) throws(QueryError) -> ResolvedPath {
+        let resolved = try resolve(collection, in: scope)
+        guard resolved.isToMany, let last = resolved.joins.last else {
+            throw QueryError("SUBQUERY needs a List, MutableSet, Map or LinkingObjects key path; \(resolved.name) is not one", at: collection.offset ?? offset)
+        }
+        var inner = scope
+        switch resolved.type {
+        case .link(let className):
+            guard let schema = lookup(className) else { throw QueryError("\(className) is not part of this vault's schema", at: offset) }
+            var joins = resolved.joins
+            var alias = last.alias
+            if resolved.expression.sql != "\(alias).\"_vk_id\"" {
+                // The elements are link values: join their table so `$x.property` can read it.
+                alias = nextAlias()
+                joins.append(Join(table: schema.tableName, alias: alias, on: "\(alias).\"_vk_id\" = " + resolved.expression))
+            }
+            inner.variables[variable] = .row(schema, alias: alias)
+            let condition = try compile(predicate, in: inner)
+            let (from, correlation) = Self.fromClause([joins])
+            return ResolvedPath(expression: "(SELECT count(*)" + from + " WHERE " + correlation + " AND " + condition + ")", type: .scalar(.int), name: "SUBQUERY(\(resolved.name)).@count")
+        case .scalar:
+            inner.variables[variable] = .value(resolved.expression, type: resolved.type, optional: true, name: "$" + variable)
+            let condition = try compile(predicate, in: inner)
+            let (from, correlation) = Self.fromClause([resolved.joins])
+            return ResolvedPath(expression: "(SELECT count(*)" + from + " WHERE " + correlation + " AND " + condition + ")", type: .scalar(.int), name: "SUBQUERY(\(resolved.name)).@count")
+        }
+    }
+
+    /// A key path for sorting, distinct or an aggregate: a single value per object.
+    mutating func resolveSingleValue(_ keyPath: String, in scope: Scope, purpose: String) throws(QueryError) -> ResolvedPath {
+        let steps = keyPath.split(separator: ".", omittingEmptySubsequences: false).map { KeyPathStep.property(String($0)) }
+        let resolved = try resolve(QueryKeyPath(variable: nil, steps: steps, offset: nil), in: scope)
+        guard !resolved.isToMany else {
+            throw QueryError("cannot \(purpose) by \(resolved.name): it passes through a List, MutableSet, Map or LinkingObjects")
+        }
+        guard case .scalar = resolved.type else {
+            throw QueryError("cannot \(purpose) by \(resolved.name): it is a link, not a value (name one of its properties, as in \(keyPath).name)")
+        }
+        return resolved
+    }
+}

@@ -1,0 +1,548 @@
+import Foundation
+
+/// Parses Realm's query language (the NSPredicate format subset Realm
+/// accepts, plus `ALL`) into a ``QueryPredicate``, substituting arguments.
+///
+/// GRAMMAR (keywords are case-insensitive)
+///
+///     predicate   = or
+///     or          = and { ("OR" | "||") and }
+///     and         = not { ("AND" | "&&") not }
+///     not         = ("NOT" | "!") not | "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison
+///     comparison  = [ANY | SOME | ALL | NONE] operand operator [ "[" c | d | cd "]" ] operand
+///     operator    = == = != <> < <= =< > >= => BEGINSWITH ENDSWITH CONTAINS LIKE IN BETWEEN
+///     operand     = keypath | literal | argument | "{" [operand {"," operand}] "}"
+///                 | SUBQUERY "(" keypath "," $var "," predicate ")" ".@count"
+///     keypath     = [$var "."] step { "." step }      step = name ["[" key "]"] | @count | @size | @min | @max | @sum | @avg | @allKeys | @allValues
+///     literal     = 'text' | "text" | number | true | false | nil | NULL | oid(hex) | uuid(text) | B64"base64" | T<seconds>:<nanoseconds>
+///     argument    = %@ %K %d %i %ld %lld %f %lf %s %S | $0 $1 … (positional)
+///
+/// Offsets in errors are UTF-8 offsets into the query string.
+struct QueryParser {
+    private let text: String
+    private let bytes: [UInt8]
+    private var position = 0
+    private let arguments: [Any?]
+    private var nextArgument = 0
+    private var highestPositional = -1
+    private var depth = 0
+    private static let maximumDepth = 200
+
+    /// Parses `text` with `arguments` for its `%@`-style placeholders.
+    static func parse(_ text: String, arguments: [Any?]) throws(QueryError) -> QueryPredicate {
+        var parser = QueryParser(text: text, arguments: arguments)
+        do {
+            return try parser.parseWhole()
+        } catch {
+            throw error.located(in: text)
+        }
+    }
+
+    private init(text: String, arguments: [Any?]) {
+        self.text = text
+        self.bytes = Array(text.utf8)
+        self.arguments = arguments
+    }
+
+    private mutating func parseWhole() throws(QueryError) -> QueryPredicate {
+        skipSpace()
+        guard position < bytes.count else { throw QueryError("the query is empty (use TRUEPREDICATE to match everything)", at: 0) }
+        let predicate = try parseOr()
+        skipSpace()
+        guard position == bytes.count else { throw QueryError("unexpected \(describeToken()) after a complete predicate", at: position) }
+        let used = max(nextArgument, highestPositional + 1)
+        guard used == arguments.count else {
+            throw QueryError("the query uses \(used) argument\(used == 1 ? "" : "s") but \(arguments.count) \(arguments.count == 1 ? "was" : "were") given")
+        }
+        return predicate
+    }
+
+    // MARK: Predicates
+
+    private mutating func enter() throws(QueryError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw QueryError("the query is nested more than \(Self.maximumDepth) levels deep", at: position) }
+    }
+
+    private mutating func parseOr() throws(QueryError) -> QueryPredicate {
+        try enter(); defer { depth -= 1 }
+        var result = try parseAnd()
+        while consumeKeyword("OR") || consumeSymbol("||") {
+            result = .or(result, try parseAnd())
+        }
+        return result
+    }
+
+    private mutating func parseAnd() throws(QueryError) -> QueryPredicate {
+        var result = try parseNot()
+        while consumeKeyword("AND") || consumeSymbol("&&") {
+            result = .and(result, try parseNot())
+        }
+        return result
+    }
+
+    private mutating func parseNot() throws(QueryError) -> QueryPredicate {
+        try enter(); defer { depth -= 1 }
+        skipSpace()
+        if consumeKeyword("NOT") || (peekByte() == UInt8(ascii: "!") && peekByte(1) != UInt8(ascii: "=") && consumeSymbol("!")) {
+            return .not(try parseNot())
+        }
+        if consumeKeyword("TRUEPREDICATE") { return .constant(true) }
+        if consumeKeyword("FALSEPREDICATE") { return .constant(false) }
+        if peekByte() == UInt8(ascii: "(") {
+            // A parenthesised predicate, or a comparison whose left side starts with "(" (not in this language).
+            position += 1
+            let inner = try parseOr()
+            skipSpace()
+            guard consumeSymbol(")") else { throw QueryError("expected ')' to close the '(' here", at: position) }
+            return inner
+        }
+        return .comparison(try parseComparison())
+    }
+
+    private mutating func parseComparison() throws(QueryError) -> Comparison {
+        skipSpace()
+        let start = position
+        var quantifier: Quantifier?
+        if consumeKeyword("ANY") || consumeKeyword("SOME") { quantifier = .any }
+        else if consumeKeyword("ALL") { quantifier = .all }
+        else if consumeKeyword("NONE") { quantifier = Quantifier.none }
+        let lhs = try parseOperand()
+        skipSpace()
+        let operatorOffset = position
+        guard let op = parseOperator() else {
+            if position >= bytes.count { throw QueryError("expected a comparison operator (==, <, BEGINSWITH, IN …) after '\(slice(start, position).trimmingCharacters(in: .whitespaces))', found the end of the query", at: position) }
+            throw QueryError("expected a comparison operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, IN, BETWEEN), found \(describeToken())", at: position)
+        }
+        let options = try parseOptions()
+        let rhs = try parseOperand()
+        if quantifier != nil, case .keyPath = lhs {} else if quantifier != nil {
+            throw QueryError("\(quantifier?.rawValue ?? "ANY") must be followed by a key path", at: start)
+        }
+        return Comparison(lhs: lhs, op: op, rhs: rhs, options: options, quantifier: quantifier, offset: operatorOffset)
+    }
+
+    private mutating func parseOperator() -> ComparisonOperator? {
+        skipSpace()
+        let symbols: [(String, ComparisonOperator)] = [
+            ("==", .equal), ("!=", .notEqual), ("<>", .notEqual), ("<=", .lessOrEqual), ("=<", .lessOrEqual),
+            (">=", .greaterOrEqual), ("=>", .greaterOrEqual), ("<", .less), (">", .greater), ("=", .equal),
+        ]
+        for (symbol, op) in symbols where consumeSymbol(symbol) { return op }
+        let words: [(String, ComparisonOperator)] = [
+            ("BEGINSWITH", .beginsWith), ("ENDSWITH", .endsWith), ("CONTAINS", .contains),
+            ("LIKE", .like), ("IN", .in), ("BETWEEN", .between),
+        ]
+        for (word, op) in words where consumeKeyword(word) { return op }
+        return nil
+    }
+
+    private mutating func parseOptions() throws(QueryError) -> ComparisonOptions {
+        skipSpace()
+        guard peekByte() == UInt8(ascii: "[") else { return [] }
+        let start = position
+        position += 1
+        var options: ComparisonOptions = []
+        while let byte = peekByte(), byte != UInt8(ascii: "]") {
+            switch byte | 0x20 {
+            case UInt8(ascii: "c"): options.insert(.caseInsensitive)
+            case UInt8(ascii: "d"): options.insert(.diacriticInsensitive)
+            default: throw QueryError("unknown comparison modifier '\(Character(UnicodeScalar(byte)))' (use [c], [d] or [cd])", at: position)
+            }
+            position += 1
+        }
+        guard consumeSymbol("]") else { throw QueryError("expected ']' to close the modifier", at: start) }
+        guard !options.isEmpty else { throw QueryError("an empty modifier []", at: start) }
+        return options
+    }
+
+    // MARK: Operands
+
+    private mutating func parseOperand() throws(QueryError) -> QueryOperand {
+        try enter(); defer { depth -= 1 }
+        skipSpace()
+        let start = position
+        guard let byte = peekByte() else { throw QueryError("expected a key path, a value or an argument, found the end of the query", at: position) }
+        switch byte {
+        case UInt8(ascii: "'"), UInt8(ascii: "\""):
+            return .value(.string(try parseString()), offset: start)
+        case UInt8(ascii: "{"):
+            position += 1
+            var items: [QueryOperand] = []
+            skipSpace()
+            if consumeSymbol("}") { return .list([], offset: start) }
+            repeat {
+                items.append(try parseOperand())
+                skipSpace()
+            } while consumeSymbol(",")
+            guard consumeSymbol("}") else { throw QueryError("expected ',' or '}' in the list, found \(describeToken())", at: position) }
+            return .list(items, offset: start)
+        case UInt8(ascii: "%"):
+            return try parseArgument()
+        case UInt8(ascii: "$"):
+            if let next = peekByte(1), isDigit(next) {
+                position += 1
+                let digits = readWhile(isDigit)
+                guard let index = Int(digits), index < arguments.count else {
+                    throw QueryError("argument $\(digits) does not exist (\(arguments.count) given)", at: start)
+                }
+                highestPositional = max(highestPositional, index)
+                return try operand(fromArgument: arguments[index], at: start)
+            }
+            return .keyPath(try parseKeyPath())
+        case UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            if byte == UInt8(ascii: ".") && !(peekByte(1).map(isDigit) ?? false) { break }
+            return .value(try parseNumber(), offset: start)
+        default:
+            break
+        }
+        if isIdentifierStart(byte) || byte == UInt8(ascii: "@") {
+            // Keyword literals and functions before key paths.
+            let word = peekWord().uppercased()
+            switch word {
+            case "TRUE", "YES": _ = readWord(); return .value(.bool(true), offset: start)
+            case "FALSE", "NO": _ = readWord(); return .value(.bool(false), offset: start)
+            case "NIL", "NULL": _ = readWord(); return .value(.null, offset: start)
+            case "SUBQUERY" where nextNonSpace(after: position + word.utf8.count) == UInt8(ascii: "("):
+                return try parseSubquery()
+            case "OID" where nextNonSpace(after: position + 3) == UInt8(ascii: "("):
+                _ = readWord()
+                let inner = try parseParenthesisedText()
+                guard let id = try? ObjectId(string: inner) else { throw QueryError("oid(…) needs 24 hexadecimal digits", at: start) }
+                return .value(.objectId(id), offset: start)
+            case "UUID" where nextNonSpace(after: position + 4) == UInt8(ascii: "("):
+                _ = readWord()
+                let inner = try parseParenthesisedText()
+                guard let uuid = UUID(uuidString: inner) else { throw QueryError("uuid(…) needs a UUID such as 6C7D1E5A-0F1B-4C8E-9A2B-3D4E5F607182", at: start) }
+                return .value(.uuid(uuid), offset: start)
+            case "B64" where peekByte(3) == UInt8(ascii: "\""):
+                position += 3
+                let encoded = try parseString()
+                guard let data = Data(base64Encoded: encoded) else { throw QueryError("B64\"…\" is not valid base64", at: start) }
+                return .value(.data(data), offset: start)
+            default:
+                if word.hasPrefix("T"), word.count > 1, let timestamp = try parseTimestampIfPresent() {
+                    return .value(.date(timestamp), offset: start)
+                }
+            }
+            return .keyPath(try parseKeyPath())
+        }
+        throw QueryError("expected a key path, a value or an argument, found \(describeToken())", at: position)
+    }
+
+    /// `T<seconds>:<nanoseconds>` (Realm's timestamp literal), seconds since 1970.
+    private mutating func parseTimestampIfPresent() throws(QueryError) -> Date? {
+        let start = position
+        guard peekByte() == UInt8(ascii: "T") || peekByte() == UInt8(ascii: "t") else { return nil }
+        var probe = position + 1
+        var seen = false
+        if probe < bytes.count, bytes[probe] == UInt8(ascii: "-") { probe += 1 }
+        while probe < bytes.count, isDigit(bytes[probe]) { probe += 1; seen = true }
+        guard seen, probe < bytes.count, bytes[probe] == UInt8(ascii: ":") else { return nil }
+        position += 1
+        let secondsText = readWhile { isDigit($0) || $0 == UInt8(ascii: "-") }
+        position += 1
+        let nanosText = readWhile { isDigit($0) || $0 == UInt8(ascii: "-") }
+        guard let seconds = Int64(secondsText), let nanos = Int64(nanosText) else { throw QueryError("a timestamp is T<seconds>:<nanoseconds>", at: start) }
+        return Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9)
+    }
+
+    private mutating func parseParenthesisedText() throws(QueryError) -> String {
+        skipSpace()
+        guard consumeSymbol("(") else { throw QueryError("expected '('", at: position) }
+        let start = position
+        while let byte = peekByte(), byte != UInt8(ascii: ")") { position += 1 }
+        guard peekByte() == UInt8(ascii: ")") else { throw QueryError("expected ')'", at: start) }
+        let inner = slice(start, position).trimmingCharacters(in: .whitespaces)
+        position += 1
+        return inner.trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
+    }
+
+    private mutating func parseSubquery() throws(QueryError) -> QueryOperand {
+        let start = position
+        _ = readWord()
+        skipSpace()
+        guard consumeSymbol("(") else { throw QueryError("expected '(' after SUBQUERY", at: position) }
+        skipSpace()
+        let collection = try parseKeyPath()
+        skipSpace()
+        guard consumeSymbol(",") else { throw QueryError("expected ',' after the SUBQUERY collection", at: position) }
+        skipSpace()
+        guard consumeSymbol("$"), let first = peekByte(), isIdentifierStart(first) else {
+            throw QueryError("expected a variable such as $x as the second SUBQUERY argument", at: position)
+        }
+        let variable = readWord()
+        skipSpace()
+        guard consumeSymbol(",") else { throw QueryError("expected ',' after the SUBQUERY variable", at: position) }
+        let predicate = try parseOr()
+        skipSpace()
+        guard consumeSymbol(")") else { throw QueryError("expected ')' to close SUBQUERY", at: position) }
+        guard consumeSymbol("."), consumeKeyword("@count") || consumeKeyword("@size") else {
+            throw QueryError("a SUBQUERY must be followed by .@count", at: position)
+        }
+        return .subqueryCount(collection: collection, variable: variable, predicate: predicate, offset: start)
+    }
+
+    private mutating func parseKeyPath() throws(QueryError) -> QueryKeyPath {
+        skipSpace()
+        let start = position
+        var path = QueryKeyPath(variable: nil, steps: [], offset: start)
+        if consumeSymbol("$") {
+            guard let byte = peekByte(), isIdentifierStart(byte) else { throw QueryError("expected a variable name after '$'", at: position) }
+            path.variable = readWord()
+            guard peekByte() == UInt8(ascii: ".") else { return path }
+            position += 1
+        }
+        while true {
+            guard let byte = peekByte() else { throw QueryError("expected a property name, found the end of the query", at: position) }
+            let stepStart = position
+            if byte == UInt8(ascii: "@") {
+                position += 1
+                let word = readWord()
+                switch word.lowercased() {
+                case "count", "size": path.steps.append(.count)
+                case "min": path.steps.append(.min)
+                case "max": path.steps.append(.max)
+                case "sum": path.steps.append(.sum)
+                case "avg": path.steps.append(.avg)
+                case "allkeys": path.steps.append(.allKeys)
+                case "allvalues": path.steps.append(.allValues)
+                default: throw QueryError("unknown operator '@\(word)' (use @count, @size, @min, @max, @sum, @avg, @allKeys or @allValues)", at: stepStart)
+                }
+            } else if isIdentifierStart(byte) {
+                path.steps.append(.property(readWord()))
+            } else if byte == UInt8(ascii: "%") && peekByte(1) == UInt8(ascii: "K") {
+                position += 2
+                path.steps += try keyPathArgument(at: stepStart)
+            } else {
+                throw QueryError("expected a property name, found \(describeToken())", at: position)
+            }
+            while peekByte() == UInt8(ascii: "[") {
+                position += 1
+                skipSpace()
+                let keyStart = position
+                let key: String
+                if peekByte() == UInt8(ascii: "%") || peekByte() == UInt8(ascii: "$") {
+                    guard case .value(.string(let text), _) = try parseOperand() else {
+                        throw QueryError("a map subscript argument must be a String", at: keyStart)
+                    }
+                    key = text
+                } else {
+                    key = try parseString()
+                }
+                skipSpace()
+                guard consumeSymbol("]") else { throw QueryError("expected ']' to close the map subscript", at: position) }
+                path.steps.append(.mapKey(key))
+            }
+            guard peekByte() == UInt8(ascii: "."), let next = peekByte(1), isIdentifierStart(next) || next == UInt8(ascii: "@") || next == UInt8(ascii: "%") else { break }
+            position += 1
+        }
+        return path
+    }
+
+    /// A `%K` argument: a key path given as a string, possibly dotted.
+    private mutating func keyPathArgument(at offset: Int) throws(QueryError) -> [KeyPathStep] {
+        guard nextArgument < arguments.count else { throw QueryError("the query needs more arguments than the \(arguments.count) given", at: offset) }
+        defer { nextArgument += 1 }
+        guard let name = arguments[nextArgument] as? String, !name.isEmpty else {
+            throw QueryError("the argument for %K must be a property name (a String)", at: offset)
+        }
+        return name.split(separator: ".", omittingEmptySubsequences: false).map { part in
+            switch part.lowercased() {
+            case "@count", "@size": .count
+            case "@min": .min
+            case "@max": .max
+            case "@sum": .sum
+            case "@avg": .avg
+            case "@allkeys": .allKeys
+            case "@allvalues": .allValues
+            default: .property(String(part))
+            }
+        }
+    }
+
+    private mutating func parseArgument() throws(QueryError) -> QueryOperand {
+        let start = position
+        position += 1
+        let specifier = readWhile { isIdentifierCharacter($0) || $0 == UInt8(ascii: "@") }
+        switch specifier {
+        case "K":
+            position = start
+            return .keyPath(try parseKeyPath())
+        case "@", "d", "i", "ld", "lld", "lu", "llu", "u", "f", "lf", "g", "s", "S":
+            guard nextArgument < arguments.count else { throw QueryError("the query needs more arguments than the \(arguments.count) given", at: start) }
+            defer { nextArgument += 1 }
+            return try operand(fromArgument: arguments[nextArgument], at: start)
+        default:
+            throw QueryError("unknown argument placeholder '%\(specifier)' (use %@, %K, %d or %f)", at: start)
+        }
+    }
+
+    private func operand(fromArgument argument: Any?, at offset: Int) throws(QueryError) -> QueryOperand {
+        if let array = argument as? [Any?], !(argument is Data) {
+            var items: [QueryOperand] = []
+            for element in array { items.append(try operand(fromArgument: element, at: offset)) }
+            return .list(items, offset: offset)
+        }
+        if let set = argument as? Set<AnyHashable> {
+            var items: [QueryOperand] = []
+            for element in set { items.append(try operand(fromArgument: element.base, at: offset)) }
+            return .list(items, offset: offset)
+        }
+        guard let value = QueryValue.from(argument: argument) else {
+            throw QueryError("an argument of type \(type(of: argument as Any)) cannot be used in a query", at: offset)
+        }
+        return .value(value, offset: offset)
+    }
+
+    // MARK: Literals
+
+    private mutating func parseString() throws(QueryError) -> String {
+        let start = position
+        guard let quote = peekByte(), quote == UInt8(ascii: "'") || quote == UInt8(ascii: "\"") else {
+            throw QueryError("expected a quoted string, found \(describeToken())", at: position)
+        }
+        position += 1
+        var buffer: [UInt8] = []
+        while true {
+            guard let byte = peekByte() else { throw QueryError("the string starting here is not closed", at: start) }
+            position += 1
+            if byte == quote { break }
+            if byte == UInt8(ascii: "\\") {
+                guard let escaped = peekByte() else { throw QueryError("the string starting here is not closed", at: start) }
+                position += 1
+                switch escaped {
+                case UInt8(ascii: "n"): buffer.append(0x0A)
+                case UInt8(ascii: "t"): buffer.append(0x09)
+                case UInt8(ascii: "r"): buffer.append(0x0D)
+                case UInt8(ascii: "0"): buffer.append(0x00)
+                case UInt8(ascii: "u"):
+                    let hexStart = position
+                    guard position + 4 <= bytes.count, let code = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16),
+                          let scalar = Unicode.Scalar(code) else {
+                        throw QueryError("\\u needs four hexadecimal digits of a valid character", at: hexStart - 2)
+                    }
+                    position += 4
+                    buffer += Array(String(Character(scalar)).utf8)
+                default: buffer.append(escaped)
+                }
+            } else {
+                buffer.append(byte)
+            }
+        }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    private mutating func parseNumber() throws(QueryError) -> QueryValue {
+        let start = position
+        if peekByte() == UInt8(ascii: "-") || peekByte() == UInt8(ascii: "+") { position += 1 }
+        if peekByte() == UInt8(ascii: "0"), let x = peekByte(1), x | 0x20 == UInt8(ascii: "x") {
+            position += 2
+            let digits = readWhile { isHexDigit($0) }
+            guard let value = Int64(digits, radix: 16) else { throw QueryError("'\(slice(start, position))' is not a valid hexadecimal number", at: start) }
+            return .int(bytes[start] == UInt8(ascii: "-") ? -value : value)
+        }
+        _ = readWhile(isDigit)
+        var isFloat = false
+        if peekByte() == UInt8(ascii: "."), peekByte(1).map(isDigit) ?? true {
+            isFloat = true
+            position += 1
+            _ = readWhile(isDigit)
+        }
+        if let e = peekByte(), e | 0x20 == UInt8(ascii: "e") {
+            isFloat = true
+            position += 1
+            if peekByte() == UInt8(ascii: "-") || peekByte() == UInt8(ascii: "+") { position += 1 }
+            guard !readWhile(isDigit).isEmpty else { throw QueryError("'\(slice(start, position))' is not a valid number", at: start) }
+        }
+        if let next = peekByte(), isIdentifierCharacter(next) {
+            throw QueryError("'\(slice(start, position + 1))…' is not a valid number", at: start)
+        }
+        let literal = slice(start, position)
+        if !isFloat, let value = Int64(literal) { return .int(value) }
+        guard let value = Double(literal), value.isFinite || literal.contains("e") || literal.contains("E") else {
+            throw QueryError("'\(literal)' is not a valid number", at: start)
+        }
+        return .double(value)
+    }
+
+    // MARK: Lexing helpers
+
+    private func peekByte(_ ahead: Int = 0) -> UInt8? {
+        position + ahead < bytes.count ? bytes[position + ahead] : nil
+    }
+
+    private func nextNonSpace(after index: Int) -> UInt8? {
+        var probe = index
+        while probe < bytes.count, isSpace(bytes[probe]) { probe += 1 }
+        return probe < bytes.count ? bytes[probe] : nil
+    }
+
+    private mutating func skipSpace() {
+        while let byte = peekByte(), isSpace(byte) { position += 1 }
+    }
+
+    private mutating func consumeSymbol(_ symbol: String) -> Bool {
+        skipSpace()
+        let symbolBytes = Array(symbol.utf8)
+        guard position + symbolBytes.count <= bytes.count, Array(bytes[position..<position + symbolBytes.count]) == symbolBytes else { return false }
+        position += symbolBytes.count
+        return true
+    }
+
+    /// Consumes `word` (case-insensitive) when it stands alone (not a prefix of a longer name).
+    private mutating func consumeKeyword(_ word: String) -> Bool {
+        skipSpace()
+        let wordBytes = Array(word.utf8)
+        guard position + wordBytes.count <= bytes.count else { return false }
+        for (offset, expected) in wordBytes.enumerated() {
+            let actual = bytes[position + offset]
+            guard actual == expected || (isLetter(expected) && actual | 0x20 == expected | 0x20) else { return false }
+        }
+        if position + wordBytes.count < bytes.count, isIdentifierCharacter(bytes[position + wordBytes.count]), isIdentifierCharacter(wordBytes[wordBytes.count - 1]) {
+            return false
+        }
+        position += wordBytes.count
+        return true
+    }
+
+    private func peekWord() -> String {
+        var end = position
+        while end < bytes.count, isIdentifierCharacter(bytes[end]) || (end == position && bytes[end] == UInt8(ascii: "@")) { end += 1 }
+        return slice(position, end)
+    }
+
+    private mutating func readWord() -> String {
+        readWhile(isIdentifierCharacter)
+    }
+
+    private mutating func readWhile(_ predicate: (UInt8) -> Bool) -> String {
+        let start = position
+        while let byte = peekByte(), predicate(byte) { position += 1 }
+        return slice(start, position)
+    }
+
+    private func slice(_ start: Int, _ end: Int) -> String {
+        String(decoding: bytes[min(start, bytes.count)..<min(end, bytes.count)], as: UTF8.self)
+    }
+
+    private func describeToken() -> String {
+        guard position < bytes.count else { return "the end of the query" }
+        var end = position
+        if isIdentifierCharacter(bytes[position]) {
+            while end < bytes.count, isIdentifierCharacter(bytes[end]) { end += 1 }
+        } else {
+            end += 1
+            while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
+        }
+        return "'\(slice(position, end))'"
+    }
+}
+
+private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+private func isHexDigit(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) }
+private func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+// Non-ASCII bytes belong to identifiers: Swift property names may use any letters.
+private func isIdentifierStart(_ byte: UInt8) -> Bool { isLetter(byte) || byte == UInt8(ascii: "_") || byte >= 0x80 }
+private func isIdentifierCharacter(_ byte: UInt8) -> Bool { isIdentifierStart(byte) || isDigit(byte) }

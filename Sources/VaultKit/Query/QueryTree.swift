@@ -1,0 +1,205 @@
+import Foundation
+
+// The one query tree that string queries, typed `where` queries and
+// `#Predicate` all become; `QueryCompiler` turns it into parameterised SQL.
+
+/// A constant in a query: a literal of the string form or an argument.
+enum QueryValue: Equatable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case uuid(UUID)
+    case objectId(ObjectId)
+    case decimal(Decimal)
+    /// A managed object (link equality), or an unmanaged one (an error at compile time).
+    case object(ObjectReference)
+
+    /// An object compared by identity.
+    struct ObjectReference: Equatable {
+        let object: ObjectBase
+        static func == (a: ObjectReference, b: ObjectReference) -> Bool { a.object === b.object }
+    }
+
+    /// What the value is, for error messages (never the value itself).
+    var kindName: String {
+        switch self {
+        case .null: "nil"
+        case .bool: "a Bool"
+        case .int: "an integer"
+        case .double: "a floating-point number"
+        case .string: "a string"
+        case .data: "Data"
+        case .date: "a Date"
+        case .uuid: "a UUID"
+        case .objectId: "an ObjectId"
+        case .decimal: "a Decimal"
+        case .object(let reference): "a \(type(of: reference.object)) object"
+        }
+    }
+
+    /// Converts an argument of any supported Swift type.
+    static func from(argument: Any?) -> QueryValue? {
+        guard let argument else { return .null }
+        switch argument {
+        case is NSNull: return .null
+        case let value as Bool: return .bool(value)
+        case let value as Int: return .int(Int64(value))
+        case let value as Int8: return .int(Int64(value))
+        case let value as Int16: return .int(Int64(value))
+        case let value as Int32: return .int(Int64(value))
+        case let value as Int64: return .int(value)
+        case let value as UInt8: return .int(Int64(value))
+        case let value as UInt16: return .int(Int64(value))
+        case let value as UInt32: return .int(Int64(value))
+        case let value as UInt: return Int64(exactly: value).map { .int($0) } ?? .double(Double(value))
+        case let value as UInt64: return Int64(exactly: value).map { .int($0) } ?? .double(Double(value))
+        case let value as Double: return .double(value)
+        case let value as Float: return .double(Double(value))
+        case let value as String: return .string(value)
+        case let value as Substring: return .string(String(value))
+        case let value as Data: return .data(value)
+        case let value as Date: return .date(value)
+        case let value as UUID: return .uuid(value)
+        case let value as ObjectId: return .objectId(value)
+        case let value as Decimal: return .decimal(value)
+        case let value as ObjectBase: return .object(ObjectReference(object: value))
+        default:
+            // Optionals boxed in Any, and enums (compared by raw value).
+            let mirror = Mirror(reflecting: argument)
+            if mirror.displayStyle == .optional {
+                guard let wrapped = mirror.children.first?.value else { return .null }
+                return from(argument: wrapped)
+            }
+            if let enumValue = argument as? any RawRepresentable {
+                return from(argument: enumValue.rawValue)
+            }
+            return nil
+        }
+    }
+}
+
+/// One step of a key path.
+enum KeyPathStep: Equatable {
+    /// A property, by its public name.
+    case property(String)
+    /// A map subscript: `metadata['key']`.
+    case mapKey(String)
+    /// `@count` / `@size`.
+    case count
+    case min, max, sum, avg
+    /// A map's keys or values: `@allKeys`, `@allValues`.
+    case allKeys, allValues
+
+    var isAggregate: Bool {
+        switch self {
+        case .count, .min, .max, .sum, .avg: true
+        default: false
+        }
+    }
+
+    var text: String {
+        switch self {
+        case .property(let name): name
+        case .mapKey(let key): "['\(key)']"
+        case .count: "@count"
+        case .min: "@min"
+        case .max: "@max"
+        case .sum: "@sum"
+        case .avg: "@avg"
+        case .allKeys: "@allKeys"
+        case .allValues: "@allValues"
+        }
+    }
+}
+
+/// A key path: `friends.address.city`, `$x.age`, `tags.@count`.
+struct QueryKeyPath: Equatable {
+    /// The subquery variable it starts from (`$x`), or nil for the queried class.
+    var variable: String?
+    var steps: [KeyPathStep]
+    /// Where it starts in the query string.
+    var offset: Int?
+    /// Typed queries: how many leading steps reach the last collection passed through.
+    var collectionPrefix: Int? = nil
+
+    var text: String {
+        var parts: [String] = variable.map { ["$" + $0] } ?? []
+        for step in steps {
+            if case .mapKey = step, !parts.isEmpty { parts[parts.count - 1] += step.text } else { parts.append(step.text) }
+        }
+        return parts.joined(separator: ".")
+    }
+}
+
+/// A side of a comparison.
+indirect enum QueryOperand: Equatable {
+    case keyPath(QueryKeyPath)
+    case value(QueryValue, offset: Int?)
+    /// `{a, b, c}` (for IN and BETWEEN), or an array argument.
+    case list([QueryOperand], offset: Int?)
+    /// `SUBQUERY(collection, $x, predicate).@count`.
+    case subqueryCount(collection: QueryKeyPath, variable: String, predicate: QueryPredicate, offset: Int?)
+
+    var offset: Int? {
+        switch self {
+        case .keyPath(let path): path.offset
+        case .value(_, let offset), .list(_, let offset), .subqueryCount(_, _, _, let offset): offset
+        }
+    }
+}
+
+/// The comparison operators.
+enum ComparisonOperator: String, Equatable {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    case contains = "CONTAINS"
+    case like = "LIKE"
+    case between = "BETWEEN"
+    case `in` = "IN"
+
+    var isStringOperator: Bool { [.beginsWith, .endsWith, .contains, .like].contains(self) }
+    var isOrdering: Bool { [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(self) }
+}
+
+/// `[c]`, `[d]`, `[cd]`.
+struct ComparisonOptions: OptionSet, Equatable, Hashable {
+    let rawValue: Int
+    static let caseInsensitive = ComparisonOptions(rawValue: 1)
+    static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
+}
+
+/// `ANY`/`SOME`, `ALL`, `NONE` before a to-many key path.
+enum Quantifier: String, Equatable {
+    case any = "ANY"
+    case all = "ALL"
+    case none = "NONE"
+}
+
+/// A comparison: `lhs op rhs`, with options and a quantifier.
+struct Comparison: Equatable {
+    var lhs: QueryOperand
+    var op: ComparisonOperator
+    var rhs: QueryOperand
+    var options: ComparisonOptions = []
+    var quantifier: Quantifier?
+    var offset: Int?
+}
+
+/// A query: the tree every input form becomes.
+indirect enum QueryPredicate: Equatable {
+    case constant(Bool)
+    case and(QueryPredicate, QueryPredicate)
+    case or(QueryPredicate, QueryPredicate)
+    case not(QueryPredicate)
+    case comparison(Comparison)
+}
