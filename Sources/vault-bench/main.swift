@@ -346,7 +346,9 @@ case "rotation":
     runRotationBenchmark()
 case "objects":
     runObjectBenchmark()
+case "queries":
+    runQueryBenchmark()
 default:
-    print("usage: vault-bench [storage|rotation|objects] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
+    print("usage: vault-bench [storage|rotation|objects|queries] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
     exit(2)
 }

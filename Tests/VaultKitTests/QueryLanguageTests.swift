@@ -350,7 +350,7 @@ struct QueryLanguageTests {
         let all = vault.objects(QPerson.self)
         #expect(all.count == QueryFixture.people.count)
         var checked = 0
-        for entry in queryCases where !entry.query.hasPrefix("pets == %@") {
+        for entry in (queryCases + nilLinkQuantifierCases) where !entry.query.hasPrefix("pets == %@") {
             let results = try all.filter(entry.query, arguments: entry.arguments)
             let expected = QueryFixture.people.filter(entry.matches).map(\.id)
             let actual = results.map(\.id)
@@ -361,3 +361,16 @@ struct QueryLanguageTests {
         #expect(checked > 250)
     }
 }
+
+/// Quantifiers through a nil to-one link: no elements, so NONE and ALL hold.
+let nilLinkQuantifierCases: [QueryCase] = [
+    QueryCase("NONE pet.owners.age > 1000") { _ in true },
+    QueryCase("ALL pet.owners.age < 1000") { _ in true },
+    QueryCase("ANY pet.owners.age < 1000") { $0.pet != nil },
+    QueryCase("NONE pet.owners.name == 'Ada Lovelace'") { p in
+        p.pet.map { id in !QueryFixture.people.contains { $0.pets.contains(id) && $0.name == "Ada Lovelace" } } ?? true
+    },
+    QueryCase("ALL pet.owners.isActive == true") { p in
+        p.pet.map { id in QueryFixture.people.filter { $0.pets.contains(id) }.allSatisfy(\.isActive) } ?? true
+    },
+]

@@ -139,6 +139,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
+    // Index arithmetic without the default range checks, which read `endIndex`
+    // (a count query) on every step of a slice's iteration.
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+    public func index(_ i: Int, offsetBy distance: Int) -> Int { i + distance }
+    public func distance(from start: Int, to end: Int) -> Int { end - start }
+
     /// The number of objects, counted in SQL (no object is created).
     public var count: Int {
         if isAbsent { return 0 }
@@ -162,7 +169,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public subscript(position: Int) -> Element {
         if cache.version == vault.contentVersion, let object = cache.window(at: position) as? Element { return object }
         precondition(position >= 0, "Index \(position) is out of bounds")
-        loadWindow(position..<(position + ResultsCache.windowSize))
+        // Far from the start, OFFSET would rescan for every window: read the ids once instead.
+        loadWindow(position..<(position + ResultsCache.windowSize), byOffset: position <= ResultsCache.offsetLimit)
         guard let object = cache.window(at: position) as? Element else {
             preconditionFailure("Index \(position) is out of bounds (count \(count))")
         }
@@ -174,18 +182,19 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public subscript(bounds: Range<Int>) -> Slice<Results<Element>> {
         precondition(bounds.lowerBound >= 0, "Range \(bounds) is out of bounds")
         if !bounds.isEmpty && !(cache.version == vault.contentVersion && cache.window(at: bounds.lowerBound) != nil && cache.window(at: bounds.upperBound - 1) != nil) {
-            loadWindow(bounds)
+            loadWindow(bounds, byOffset: true)
             precondition(cache.window(at: bounds.upperBound - 1) != nil, "Range \(bounds) is out of bounds (count \(count))")
         }
         return Slice(base: self, bounds: bounds)
     }
 
-    /// Reads the objects at `range` (or as many as exist) into the window cache.
-    private func loadWindow(_ range: Range<Int>) {
+    /// Reads the objects at `range` (or as many as exist) into the window cache:
+    /// by id when the ids are known (or `byOffset` is false), else with LIMIT/OFFSET.
+    private func loadWindow(_ range: Range<Int>, byOffset: Bool) {
         if cache.version != vault.contentVersion { cache.reset(for: vault.contentVersion) }
         if isAbsent { cache.setWindow(start: range.lowerBound, objects: []); return }
         let objects: [ObjectBase]
-        if let ids = cache.rowIDs ?? (compiled.pageQuery == nil || range.lowerBound > ResultsCache.offsetLimit ? rowIDs() : nil) {
+        if let ids = cache.rowIDs ?? (compiled.pageQuery == nil || !byOffset ? rowIDs() : nil) {
             // With the ids known, read the window by id (no OFFSET scan).
             let slice = Array(ids[Swift.min(range.lowerBound, ids.count)..<Swift.min(range.upperBound, ids.count)])
             objects = fetch(rowIDs: slice)

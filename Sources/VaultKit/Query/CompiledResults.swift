@@ -14,14 +14,22 @@ import VaultCore
 /// a List. With `distinct(by:)` the ids come from a window function
 /// (`row_number() OVER (PARTITION BY <keys> ORDER BY <order>) = 1`), and pages
 /// are read by id.
-struct CompiledResults {
+final class CompiledResults {
     let idQuery: SQLFragment
     let countQuery: SQLFragment?
-    let pageQuery: SQLFragment?
-    let reversePageQuery: SQLFragment?
-    /// `<from> WHERE <base and filters>` and the ordering terms, kept for aggregates.
+    /// `<from> WHERE <base and filters>`, kept for pages and aggregates.
     private let fromWhere: SQLFragment
     private let isDistinct: Bool
+    private let columns: String
+    private let forwardOrder: SQLFragment
+    private let orderTerms: [(SQLFragment, Bool)]
+    private let defaultOrder: [String]
+    private lazy var reverseOrder: SQLFragment = Self.orderClause(orderTerms, defaultOrder, reversed: true)
+
+    /// `SELECT <id and columns> … LIMIT ? OFFSET ?` (built on first use; nil with distinct).
+    private(set) lazy var pageQuery: SQLFragment? = isDistinct ? nil : "SELECT \(columns)" + fromWhere + forwardOrder + " LIMIT ? OFFSET ?"
+    /// The same in reverse order (for `last`).
+    private(set) lazy var reversePageQuery: SQLFragment? = isDistinct ? nil : "SELECT \(columns)" + fromWhere + reverseOrder + " LIMIT ? OFFSET ?"
 
     init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition) throws(QueryError) {
         var compiler = QueryCompiler(lookup: { [weak vault] name in vault?.schema(named: name) })
@@ -59,22 +67,16 @@ struct CompiledResults {
             let expression = resolved.type == .scalar(.decimal) ? resolved.expression + " COLLATE vk_decimal" : resolved.expression
             orderTerms.append((expression, ascending))
         }
-        func orderClause(reversed: Bool) -> SQLFragment {
-            var terms = orderTerms.map { $0.0 + (($0.1 != reversed) ? " ASC" : " DESC") }
-            terms += defaultOrder.map { term in
-                SQLFragment(reversed ? (term.hasSuffix(" ASC") ? String(term.dropLast(4)) + " DESC" : term) : term)
-            }
-            return " ORDER BY " + SQLFragment.joined(terms, separator: ", ")
-        }
         let body = from + whereClause
         fromWhere = body
-        let columns = (["t0.\"_vk_id\""] + schema.columnIndexes.map { "t0.\(quoteIdentifier(schema.properties[$0].storedName))" }).joined(separator: ", ")
+        columns = schema.aliasedColumnList
+        self.orderTerms = orderTerms
+        self.defaultOrder = defaultOrder
+        forwardOrder = Self.orderClause(orderTerms, defaultOrder, reversed: false)
         if definition.distinct.isEmpty {
             isDistinct = false
-            idQuery = "SELECT t0.\"_vk_id\"" + body + orderClause(reversed: false)
+            idQuery = "SELECT t0.\"_vk_id\"" + body + forwardOrder
             countQuery = "SELECT count(*)" + body
-            pageQuery = "SELECT \(columns)" + body + orderClause(reversed: false) + " LIMIT ? OFFSET ?"
-            reversePageQuery = "SELECT \(columns)" + body + orderClause(reversed: true) + " LIMIT ? OFFSET ?"
         } else {
             isDistinct = true
             var keys: [SQLFragment] = []
@@ -82,15 +84,22 @@ struct CompiledResults {
                 let resolved = try compiler.resolveSingleValue(keyPath, in: scope, purpose: "distinct")
                 keys.append(resolved.type == .scalar(.decimal) ? resolved.expression + " COLLATE vk_decimal" : resolved.expression)
             }
-            let order = orderClause(reversed: false)
             // Rank each object within its group in the results' order; keep the first of each group.
-            let ranked = "SELECT t0.\"_vk_id\" AS vk_id, row_number() OVER (PARTITION BY " + SQLFragment.joined(keys, separator: ", ") + order
-                + ") AS vk_rank, row_number() OVER (" + order + ") AS vk_order" + body
+            let ranked = "SELECT t0.\"_vk_id\" AS vk_id, row_number() OVER (PARTITION BY " + SQLFragment.joined(keys, separator: ", ") + forwardOrder
+                + ") AS vk_rank, row_number() OVER (" + forwardOrder + ") AS vk_order" + body
             idQuery = "SELECT vk_id FROM (" + ranked + ") WHERE vk_rank = 1 ORDER BY vk_order"
             countQuery = nil
-            pageQuery = nil
-            reversePageQuery = nil
         }
+    }
+
+    /// ` ORDER BY <sort terms>, <default order>`, or the reverse.
+    private static func orderClause(_ terms: [(SQLFragment, Bool)], _ defaultOrder: [String], reversed: Bool) -> SQLFragment {
+        if terms.isEmpty && !reversed { return SQLFragment(" ORDER BY " + defaultOrder.joined(separator: ", ")) }
+        var parts = terms.map { $0.0 + (($0.1 != reversed) ? " ASC" : " DESC") }
+        parts += defaultOrder.map { term in
+            SQLFragment(reversed ? (term.hasSuffix(" ASC") ? String(term.dropLast(4)) + " DESC" : term) : term)
+        }
+        return " ORDER BY " + SQLFragment.joined(parts, separator: ", ")
     }
 
     /// `SELECT <aggregate>(property)` over the results' objects.

@@ -178,6 +178,23 @@ struct QueryCompiler {
             }
             return condition
         }
+        if toMany.count == 1, let first = toMany[0].joins.first {
+            // One chain: `outer IN (SELECT inner FROM chain WHERE cond)`. SQLite runs an
+            // uncorrelated IN subquery once, where EXISTS would run per row.
+            var chain = toMany[0].joins
+            let extra = first.extra
+            chain[0].extra = nil
+            let (from, _) = Self.fromClause([chain])
+            // NULLs never enter the list (NOT IN with a NULL is unknown), and a NULL
+            // outer (a nil link on the way) has no elements: NONE and ALL hold.
+            let restriction = " WHERE \(first.inner) IS NOT NULL AND " + (extra.map { $0 + " AND " } ?? SQLFragment(""))
+            let select = "(SELECT \(first.inner)" + from + restriction
+            switch comparison.quantifier ?? .any {
+            case .any: return "(" + first.outer + " IN " + select + condition + "))"
+            case .none: return "coalesce(" + first.outer + " NOT IN " + select + condition + "), 1)"
+            case .all: return "coalesce(" + first.outer + " NOT IN " + select + "NOT coalesce(" + condition + ", 0)), 1)"
+            }
+        }
         let (from, correlation) = Self.fromClause(toMany.map(\.joins))
         switch comparison.quantifier ?? .any {
         case .any:
@@ -276,6 +293,11 @@ struct QueryCompiler {
             default: length = 0
             }
             if length == 0 && op != .like { return "(" + raw + " IS NOT NULL)" }
+            if !options.isEmpty && op != .like {
+                // Folded matching in one call per row, without a folded copy of ASCII text.
+                let kind = op == .contains ? 1 : (op == .beginsWith ? 2 : 3)
+                return "(vk_match(\(kind), " + raw + ", ?, \(options.rawValue)) = 1)" + SQLFragment("", [value])
+            }
             switch op {
             case .beginsWith: return "(substr(" + left + ", 1, \(length)) = ?)" + SQLFragment("", [value])
             case .endsWith: return "(length(" + left + ") >= \(length) AND substr(" + left + ", -\(length)) = ?)" + SQLFragment("", [value])

@@ -1,12 +1,29 @@
 import Foundation
 import VaultCore
 
-/// One table a key path passes through: `JOIN table alias ON on` (the first
-/// table of a chain is correlated with the outer row through `on` instead).
+/// One table a key path passes through: `JOIN table alias ON inner = outer
+/// [AND extra]`, where `inner` is a column of this table and `outer` one of the
+/// table before (for the first table of a chain: of the outer row, so the
+/// condition correlates the chain with it).
 struct Join {
     var table: String
     var alias: String
-    var on: SQLFragment
+    var inner: String
+    var outer: SQLFragment
+    var extra: SQLFragment?
+
+    init(table: String, alias: String, inner: String, outer: SQLFragment) {
+        self.table = table
+        self.alias = alias
+        self.inner = inner
+        self.outer = outer
+    }
+
+    var on: SQLFragment {
+        let equality = "\(inner) = " + outer
+        guard let extra else { return equality }
+        return equality + " AND " + extra
+    }
 }
 
 /// A key path resolved against the schema.
@@ -76,7 +93,7 @@ extension QueryCompiler {
             case .row(let schema, let alias): return (schema, alias)
             case .link(let column, let target):
                 let alias = compiler.nextAlias()
-                joins.append(Join(table: target.tableName, alias: alias, on: "\(alias).\"_vk_id\" = " + column))
+                joins.append(Join(table: target.tableName, alias: alias, inner: "\(alias).\"_vk_id\"", outer: column))
                 return (target, alias)
             default: return nil
             }
@@ -106,17 +123,17 @@ extension QueryCompiler {
                     let target = nextAlias()
                     if originProperty.isColumn {
                         joins.append(Join(table: originSchema.tableName, alias: target,
-                                          on: SQLFragment("\(target).\(quoteIdentifier(originProperty.storedName)) = \(alias).\"_vk_id\"")))
+                                          inner: "\(target).\(quoteIdentifier(originProperty.storedName))", outer: SQLFragment("\(alias).\"_vk_id\"")))
                     } else {
                         let side = nextAlias()
-                        joins.append(Join(table: originSchema.collectionTableName(for: originProperty), alias: side, on: SQLFragment("\(side).\"value\" = \(alias).\"_vk_id\"")))
-                        joins.append(Join(table: originSchema.tableName, alias: target, on: SQLFragment("\(target).\"_vk_id\" = \(side).\"_vk_owner\"")))
+                        joins.append(Join(table: originSchema.collectionTableName(for: originProperty), alias: side, inner: "\(side).\"value\"", outer: SQLFragment("\(alias).\"_vk_id\"")))
+                        joins.append(Join(table: originSchema.tableName, alias: target, inner: "\(target).\"_vk_id\"", outer: SQLFragment("\(side).\"_vk_owner\"")))
                     }
                     isToMany = true
                     cursor = .row(originSchema, alias: target)
                 } else if let kind = property.collectionKind {
                     let side = nextAlias()
-                    joins.append(Join(table: schema.collectionTableName(for: property), alias: side, on: SQLFragment("\(side).\"_vk_owner\" = \(alias).\"_vk_id\"")))
+                    joins.append(Join(table: schema.collectionTableName(for: property), alias: side, inner: "\(side).\"_vk_owner\"", outer: SQLFragment("\(alias).\"_vk_id\"")))
                     switch kind {
                     case .map:
                         cursor = .map(owner: schema, property: property, alias: side)
@@ -138,7 +155,7 @@ extension QueryCompiler {
                 guard case .map(let owner, let property, let alias) = cursor, let last = joins.indices.last else {
                     throw QueryError("['\(key)'] applies to a Map property; \(name) is not one", at: offset)
                 }
-                joins[last].on = joins[last].on + " AND \(alias).\"key\" = ?" + SQLFragment("", [.text(key)])
+                joins[last].extra = SQLFragment("\(alias).\"key\" = ?", [.text(key)])
                 name += "['\(key)']"
                 cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset, keyed: true)
             case .allKeys:
@@ -280,7 +297,7 @@ extension QueryCompiler {
             if resolved.expression.sql != "\(alias).\"_vk_id\"" {
                 // The elements are link values: join their table so `$x.property` can read it.
                 alias = nextAlias()
-                joins.append(Join(table: schema.tableName, alias: alias, on: "\(alias).\"_vk_id\" = " + resolved.expression))
+                joins.append(Join(table: schema.tableName, alias: alias, inner: "\(alias).\"_vk_id\"", outer: resolved.expression))
             }
             inner.variables[variable] = .row(schema, alias: alias)
             let condition = try compile(predicate, in: inner)

@@ -122,18 +122,19 @@ struct QueryParser {
         return Comparison(lhs: lhs, op: op, rhs: rhs, options: options, quantifier: quantifier, offset: operatorOffset)
     }
 
+    private static let symbolOperators: [(StaticString, ComparisonOperator)] = [
+        ("==", .equal), ("!=", .notEqual), ("<>", .notEqual), ("<=", .lessOrEqual), ("=<", .lessOrEqual),
+        (">=", .greaterOrEqual), ("=>", .greaterOrEqual), ("<", .less), (">", .greater), ("=", .equal),
+    ]
+    private static let wordOperators: [(StaticString, ComparisonOperator)] = [
+        ("BEGINSWITH", .beginsWith), ("ENDSWITH", .endsWith), ("CONTAINS", .contains),
+        ("LIKE", .like), ("IN", .in), ("BETWEEN", .between),
+    ]
+
     private mutating func parseOperator() -> ComparisonOperator? {
         skipSpace()
-        let symbols: [(String, ComparisonOperator)] = [
-            ("==", .equal), ("!=", .notEqual), ("<>", .notEqual), ("<=", .lessOrEqual), ("=<", .lessOrEqual),
-            (">=", .greaterOrEqual), ("=>", .greaterOrEqual), ("<", .less), (">", .greater), ("=", .equal),
-        ]
-        for (symbol, op) in symbols where consumeSymbol(symbol) { return op }
-        let words: [(String, ComparisonOperator)] = [
-            ("BEGINSWITH", .beginsWith), ("ENDSWITH", .endsWith), ("CONTAINS", .contains),
-            ("LIKE", .like), ("IN", .in), ("BETWEEN", .between),
-        ]
-        for (word, op) in words where consumeKeyword(word) { return op }
+        for (symbol, op) in Self.symbolOperators where consumeSymbol(symbol) { return op }
+        for (word, op) in Self.wordOperators where consumeKeyword(word) { return op }
         return nil
     }
 
@@ -482,27 +483,32 @@ struct QueryParser {
         while let byte = peekByte(), isSpace(byte) { position += 1 }
     }
 
-    private mutating func consumeSymbol(_ symbol: String) -> Bool {
+    // Symbols and keywords are StaticStrings: matching them allocates nothing.
+    private mutating func consumeSymbol(_ symbol: StaticString) -> Bool {
         skipSpace()
-        let symbolBytes = Array(symbol.utf8)
-        guard position + symbolBytes.count <= bytes.count, Array(bytes[position..<position + symbolBytes.count]) == symbolBytes else { return false }
-        position += symbolBytes.count
+        let length = symbol.utf8CodeUnitCount
+        guard position + length <= bytes.count else { return false }
+        let start = symbol.utf8Start
+        for offset in 0..<length where bytes[position + offset] != start[offset] { return false }
+        position += length
         return true
     }
 
     /// Consumes `word` (case-insensitive) when it stands alone (not a prefix of a longer name).
-    private mutating func consumeKeyword(_ word: String) -> Bool {
+    private mutating func consumeKeyword(_ word: StaticString) -> Bool {
         skipSpace()
-        let wordBytes = Array(word.utf8)
-        guard position + wordBytes.count <= bytes.count else { return false }
-        for (offset, expected) in wordBytes.enumerated() {
+        let length = word.utf8CodeUnitCount
+        guard position + length <= bytes.count else { return false }
+        let start = word.utf8Start
+        for offset in 0..<length {
+            let expected = start[offset]
             let actual = bytes[position + offset]
             guard actual == expected || (isLetter(expected) && actual | 0x20 == expected | 0x20) else { return false }
         }
-        if position + wordBytes.count < bytes.count, isIdentifierCharacter(bytes[position + wordBytes.count]), isIdentifierCharacter(wordBytes[wordBytes.count - 1]) {
+        if position + length < bytes.count, isIdentifierCharacter(bytes[position + length]), isIdentifierCharacter(start[length - 1]) {
             return false
         }
-        position += wordBytes.count
+        position += length
         return true
     }
 

@@ -31,6 +31,9 @@ enum QueryFolding {
 /// connection a `Vault` opens.
 ///
 /// - `vk_fold(text, flags)`: ``QueryFolding`` (flags: 1 case, 2 diacritics).
+/// - `vk_match(kind, text, needle, flags)`: whether the folded `text` contains
+///   (kind 1), begins with (2) or ends with (3) `needle`, which the caller has
+///   folded already. ASCII text is matched in place, without building a folded copy.
 /// - `COLLATE vk_decimal`: orders Decimal columns (stored as canonical text) by value.
 /// - `vk_decimal_sum(x)`, `vk_decimal_avg(x)`: exact Decimal aggregates.
 enum QuerySQLFunctions {
@@ -40,6 +43,8 @@ enum QuerySQLFunctions {
         let deterministic = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         var status = sqlite3_create_function_v2(handle, "vk_fold", 2, deterministic, nil, foldFunction, nil, nil, nil)
         guard status == SQLITE_OK else { throw VaultError.invalidConfiguration("could not register vk_fold (SQLite status \(status))") }
+        status = sqlite3_create_function_v2(handle, "vk_match", 4, deterministic, nil, matchFunction, nil, nil, nil)
+        guard status == SQLITE_OK else { throw VaultError.invalidConfiguration("could not register vk_match (SQLite status \(status))") }
         status = sqlite3_create_collation_v2(handle, "vk_decimal", SQLITE_UTF8, nil, decimalCollation, nil)
         guard status == SQLITE_OK else { throw VaultError.invalidConfiguration("could not register vk_decimal (SQLite status \(status))") }
         for (name, average) in [("vk_decimal_sum", false), ("vk_decimal_avg", true)] {
@@ -92,6 +97,53 @@ private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePo
     let folded = QueryFolding.fold(String(decoding: bytes, as: UTF8.self), options)
     folded.utf8CString.withUnsafeBufferPointer { buffer in
         sqlite3_result_text(context, buffer.baseAddress, Int32(buffer.count - 1), vaultkit_sqlite_transient())
+    }
+}
+
+private let matchFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+    guard let arguments, sqlite3_value_type(arguments[1]) != SQLITE_NULL, sqlite3_value_type(arguments[2]) != SQLITE_NULL,
+          let textPointer = sqlite3_value_text(arguments[1]), let needlePointer = sqlite3_value_text(arguments[2]) else {
+        sqlite3_result_null(context)
+        return
+    }
+    let kind = sqlite3_value_int(arguments[0])
+    let options = ComparisonOptions(rawValue: Int(sqlite3_value_int(arguments[3])))
+    let text = UnsafeBufferPointer(start: textPointer, count: Int(sqlite3_value_bytes(arguments[1])))
+    let needle = UnsafeBufferPointer(start: needlePointer, count: Int(sqlite3_value_bytes(arguments[2])))
+    if text.allSatisfy({ $0 < 0x80 }) && needle.allSatisfy({ $0 < 0x80 }) {
+        let lower = options.contains(.caseInsensitive)
+        sqlite3_result_int(context, asciiMatch(kind, text, needle, lowercasing: lower) ? 1 : 0)
+        return
+    }
+    let folded = Array(QueryFolding.fold(String(decoding: text, as: UTF8.self), options).utf8)
+    let result = folded.withUnsafeBufferPointer { asciiMatch(kind, $0, needle, lowercasing: false) }
+    sqlite3_result_int(context, result ? 1 : 0)
+}
+
+/// Byte-wise contains / begins with / ends with, lowercasing A–Z of `text` when asked.
+private func asciiMatch(_ kind: Int32, _ text: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>, lowercasing: Bool) -> Bool {
+    @inline(__always) func at(_ index: Int) -> UInt8 {
+        let byte = text[index]
+        return lowercasing && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+    }
+    let n = needle.count, m = text.count
+    guard n <= m else { return false }
+    guard n > 0 else { return true }
+    func matches(at start: Int) -> Bool {
+        for offset in 0..<n where at(start + offset) != needle[offset] { return false }
+        return true
+    }
+    switch kind {
+    case 2: return matches(at: 0)
+    case 3: return matches(at: m - n)
+    default:
+        let first = needle[0]
+        var start = 0
+        while start <= m - n {
+            if at(start) == first && matches(at: start) { return true }
+            start += 1
+        }
+        return false
     }
 }
 

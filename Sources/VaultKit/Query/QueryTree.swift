@@ -45,9 +45,13 @@ enum QueryValue: Equatable {
     static func from(argument: Any?) -> QueryValue? {
         guard let argument else { return .null }
         switch argument {
-        case is NSNull: return .null
-        case let value as Bool: return .bool(value)
+        // The common types first: each failed cast costs.
+        case let value as String: return .string(value)
         case let value as Int: return .int(Int64(value))
+        case let value as Double: return .double(value)
+        case let value as Bool: return .bool(value)
+        case let value as Date: return .date(value)
+        case is NSNull: return .null
         case let value as Int8: return .int(Int64(value))
         case let value as Int16: return .int(Int64(value))
         case let value as Int32: return .int(Int64(value))
@@ -57,12 +61,9 @@ enum QueryValue: Equatable {
         case let value as UInt32: return .int(Int64(value))
         case let value as UInt: return Int64(exactly: value).map { .int($0) } ?? .double(Double(value))
         case let value as UInt64: return Int64(exactly: value).map { .int($0) } ?? .double(Double(value))
-        case let value as Double: return .double(value)
         case let value as Float: return .double(Double(value))
-        case let value as String: return .string(value)
         case let value as Substring: return .string(String(value))
         case let value as Data: return .data(value)
-        case let value as Date: return .date(value)
         case let value as UUID: return .uuid(value)
         case let value as ObjectId: return .objectId(value)
         case let value as Decimal: return .decimal(value)

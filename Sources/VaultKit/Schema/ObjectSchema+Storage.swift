@@ -93,6 +93,11 @@ extension ObjectSchema {
         return "SELECT \"_vk_id\", \(columnList) FROM \(tableName) WHERE \(key) = ?"
     }
 
+    /// `t0."_vk_id", t0."column"…`: the columns `materializeRows` reads, for queries aliasing the table t0.
+    var computedAliasedColumnList: String {
+        (["t0.\"_vk_id\""] + columnIndexes.map { "t0.\(quoteIdentifier(properties[$0].storedName))" }).joined(separator: ", ")
+    }
+
     /// `SELECT _vk_id, columns… FROM table` (callers append WHERE / ORDER BY).
     var computedSelectAllSQL: String { "SELECT \"_vk_id\", \(columnList) FROM \(tableName)" }
 

@@ -242,6 +242,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.selectByRowIDSQL = computedSelectByRowIDSQL
         self.selectByPrimaryKeySQL = computedSelectByPrimaryKeySQL
         self.selectAllSQL = computedSelectAllSQL
+        self.aliasedColumnList = computedAliasedColumnList
     }
 
     /// The indices of the properties stored as columns, in column order.
@@ -256,6 +257,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     private(set) var selectByRowIDSQL = ""
     private(set) var selectByPrimaryKeySQL = ""
     private(set) var selectAllSQL = ""
+    private(set) var aliasedColumnList = ""
 
     /// Per-property values from a row of column values (collections and backlinks hold NULL).
     func expand<C: Collection>(_ columns: C) -> [DatabaseValue] where C.Element == DatabaseValue {

@@ -670,5 +670,7 @@ public final class Vault {
 }
 
 func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // The common case (no quote inside) skips Foundation's string search.
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
