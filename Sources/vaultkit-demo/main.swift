@@ -59,6 +59,12 @@ func run() throws {
     try vault.write { loaded.mood = .busy }
     print("  4. updated mood to \(ada.mood) (every managed instance sees it); \(grace.firstName) is a friend of \(grace.friendOf.map(\.firstName))")
 
+    let people = vault.objects(Person.self)
+    let query = people.filter("firstName BEGINSWITH[c] %@ AND ANY friends.address.city == %@", "a", "Arlington")
+    let typed = people.where { $0.address.city == "London" && $0.tags.contains("mathematics") }
+    print("  5. queried (string and typed forms, compiled to SQL with bound values): \(query.map(\.firstName)), \(typed.map(\.firstName)); "
+          + "sorted by city: \(people.sorted(byKeyPath: "address.city").map(\.firstName))")
+
     var scanned = 0
     for suffix in ["", "-wal", "-shm"] {
         guard let bytes = FileManager.default.contents(atPath: url.path + suffix) else { continue }
@@ -67,7 +73,7 @@ func run() throws {
             throw DemoError("plaintext '\(needle)' found in \(url.lastPathComponent)\(suffix) — this is a bug")
         }
     }
-    print("  5. searched the vault's files (\(scanned) bytes) for the stored text: not found")
+    print("  6. searched the vault's files (\(scanned) bytes) for the stored text: not found")
 
     var wrongKey = config
     wrongKey.encryptionKey = Data((0..<64).map { _ in UInt8.random(in: 0...255) })
@@ -75,7 +81,7 @@ func run() throws {
         _ = try Vault(configuration: wrongKey)
         throw DemoError("a wrong key opened the vault — this is a bug")
     } catch let error as VaultError {
-        print("  6. a wrong key is refused:\n       \(error)")
+        print("  7. a wrong key is refused:\n       \(error)")
     }
 }
 
