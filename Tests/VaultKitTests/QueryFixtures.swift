@@ -46,6 +46,7 @@ final class QPerson: Object {
     @Persisted var tags: MutableSet<String>
     @Persisted var scores: List<Int>
     @Persisted var metadata: Map<String, String>
+    @Persisted var pastAddresses: List<QAddress>
     @Persisted(originProperty: "friends") var friendOf: LinkingObjects<QPerson>
     override class func propertiesMapping() -> [String: String] { ["name": "full_name"] }
 }

@@ -79,6 +79,27 @@ struct QueryResultsTests {
         #expect(ids(people.filter("pet != %@", rex)) == [2, 3, 4, 5, 6])
     }
 
+    @Test("UUID and ObjectId arguments and literals", arguments: QueryStorage.allCases)
+    func identifiers(storage: QueryStorage) throws {
+        let directory = try QueryTestDirectory()
+        let vault = try storage.open(directory)
+        let people = vault.objects(QPerson.self)
+        let ada = try #require(vault.object(ofType: QPerson.self, forPrimaryKey: 1))
+        let grace = try #require(vault.object(ofType: QPerson.self, forPrimaryKey: 2))
+        #expect(ids(people.filter("token == %@", ada.token)) == [1])
+        #expect(ids(people.filter("token != %@", ada.token)) == [2, 3, 4, 5, 6])
+        #expect(ids(people.filter("token == uuid(\(ada.token.uuidString))")) == [1])
+        #expect(ids(people.filter("token IN %@", [ada.token, grace.token])) == [1, 2])
+        #expect(ids(people.filter("ref == %@", grace.ref)) == [2])
+        #expect(ids(people.filter("ref == oid(\(grace.ref.stringValue))")) == [2])
+        #expect(ids(people.where { $0.ref == grace.ref }) == [2])
+        // ObjectIds order by creation time first, as their bytes do.
+        let sortedRefs = people.sorted(byKeyPath: "ref").map(\.ref)
+        #expect(sortedRefs == sortedRefs.sorted())
+        #expect(throws: QueryError.self) { _ = try people.filter("token == %@", arguments: [grace.ref]) }
+        #expect(throws: QueryError.self) { _ = try people.filter("ref == %@", arguments: ["not an id"]) }
+    }
+
     @Test("Sorting by properties, key paths through links, several descriptors; distinct; chained filters", arguments: QueryStorage.allCases)
     func sortingAndDistinct(storage: QueryStorage) throws {
         let directory = try QueryTestDirectory()
@@ -169,6 +190,21 @@ struct QueryResultsTests {
         let ada = try #require(vault.object(ofType: QPerson.self, forPrimaryKey: 1))
         #expect(ada.friendOf.filter("isActive == true").map(\.id) == [3, 6])
         #expect(ada.friendOf.results.count == 3)
+        // Lists of embedded objects are queryable too, and so are key paths into them.
+        try vault.write {
+            for (city, country) in [("Oslo", "NO"), ("Bergen", "NO"), ("Lyon", "FR")] {
+                let address = QAddress()
+                address.city = city
+                address.country = country
+                ada.pastAddresses.append(address)
+            }
+        }
+        #expect(ada.pastAddresses.filter("country == 'NO'").map(\.city) == ["Oslo", "Bergen"])
+        #expect(ada.pastAddresses.sorted(byKeyPath: "city").map(\.city) == ["Bergen", "Lyon", "Oslo"])
+        #expect(ada.pastAddresses.where { $0.city.starts(with: "L") }.map(\.city) == ["Lyon"])
+        #expect(vault.objects(QPerson.self).filter("ANY pastAddresses.country == 'FR'").map(\.id) == [1])
+        #expect(vault.objects(QPerson.self).filter("pastAddresses.@count == 3").map(\.id) == [1])
+
         // Live: a write shows up when the same Results is read again.
         let cats = byron.pets.filter("species == 'cat'")
         #expect(cats.count == 1)

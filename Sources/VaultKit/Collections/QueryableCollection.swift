@@ -11,7 +11,7 @@ import Foundation
 /// A List's results keep the list's order (and its duplicates) until sorted.
 public protocol QueryableCollection {
     /// The objects' class.
-    associatedtype QueryElement: Object
+    associatedtype QueryElement: ObjectBase
     /// The collection's objects as live, lazy ``Results``.
     ///
     /// Stops the program for a collection that is not managed by a vault
@@ -65,14 +65,14 @@ extension Results: QueryableCollection {
 
 extension CollectionBinding {
     /// Results over the objects of a managed List, MutableSet or LinkingObjects.
-    func results<Element: Object>(of _: Element.Type) -> Results<Element> {
+    func results<Element: ObjectBase>(of _: Element.Type) -> Results<Element> {
         let schema = vault.schema(for: Element.self)
         let base: ResultsDefinition.Base = property.originProperty == nil ? .collection(self) : .linkingObjects(self)
         return Results.all(vault: vault, schema: schema, base: base)
     }
 }
 
-extension List: QueryableCollection where Element: Object {
+extension List: QueryableCollection where Element: ObjectBase {
     public var results: Results<Element> {
         guard let binding else { preconditionFailure("Only a managed List can be queried: add its owner to a vault first") }
         return binding.results(of: Element.self)

@@ -19,7 +19,7 @@ import VaultCore
 /// given to `filter(_:_:)` stops the program with the error's message, as
 /// in Realm; `filter(_:arguments:)` throws a ``QueryError`` instead, for query
 /// text that is built at run time.
-public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
     let vault: Vault
     let schema: ObjectSchema
     let definition: ResultsDefinition

@@ -408,7 +408,7 @@ extension Results {
 
 // Concrete members (not a protocol extension), so they win over Foundation's
 // `Sequence.filter(_: Predicate)`, which would load every object.
-extension List where Element: Object {
+extension List where Element: ObjectBase {
     /// The objects matching a Foundation `#Predicate`, in list order.
     public func filter(_ predicate: Predicate<Element>) throws(QueryError) -> Results<Element> { try results.filter(predicate) }
 }
