@@ -279,9 +279,10 @@ struct QueryResultsTests {
         let nameRange = try plan(people.filter("name > 'B' AND name < 'H'"))
         #expect(nameRange.contains("INDEX QPerson_full_name_index (full_name>? AND full_name<?)"), "\(nameRange)")
         let byKey = try plan(people.filter("id == 3"))
-        #expect(byKey.contains("INDEX QPerson_id_index (id=?)"), "\(byKey)")
+        // A required Int primary key is the row id itself.
+        #expect(byKey.contains("USING INTEGER PRIMARY KEY (rowid=?)"), "\(byKey)")
         let keyIn = try plan(people.filter("id IN {1, 2}"))
-        #expect(keyIn.contains("INDEX QPerson_id_index (id=?)"), "\(keyIn)")
+        #expect(keyIn.contains("USING INTEGER PRIMARY KEY (rowid=?)"), "\(keyIn)")
         let scan = try plan(people.filter("age == 3"))
         #expect(scan.contains("SCAN t0"), "non-indexed: \(scan)")
         // Values are bound, never spliced into the SQL text.

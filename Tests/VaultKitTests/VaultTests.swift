@@ -269,3 +269,53 @@ struct ReadOnlyVaultTests {
         #expect(throws: VaultError.self) { try vault.write { vault.add(Person(firstName: "x")) } }
     }
 }
+
+@Suite("Integer primary keys are the row id")
+struct RowIDPrimaryKeyTests {
+    @Test("a required Int primary key is stored as the row id: duplicates, update policies, links, deletes, negative keys")
+    func rowIDKey() throws {
+        let scratch = try Scratch()
+        let url = scratch.file("rowid.vault")
+        let configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [Ticket.self, QPet.self, QPerson.self, QAddress.self])
+        do {
+            let vault = try Vault(configuration: configuration)
+            try vault.write {
+                vault.add(Ticket(value: ["id": 7, "title": "seven"]))
+                vault.add(Ticket(value: ["id": -3, "title": "minus three"]))
+                vault.add(Ticket(value: ["id": 0, "title": "zero"]))
+            }
+            // A duplicate key is the typed error, and nothing of the transaction is kept.
+            do {
+                try vault.write {
+                    vault.add(Ticket(value: ["id": 100, "title": "new"]))
+                    vault.add(Ticket(value: ["id": 7, "title": "again"]))
+                }
+                Issue.record("a duplicate Int primary key was accepted")
+            } catch let error as VaultObjectError {
+                guard case .duplicatePrimaryKey(let className, let value) = error else { Issue.record("\(error)"); return }
+                #expect(className == "Ticket" && value == "7")
+            }
+            #expect(vault.object(ofType: Ticket.self, forPrimaryKey: 100) == nil)
+            try vault.write { vault.add(Ticket(value: ["id": 7, "title": "updated"]), update: .modified) }
+            #expect(vault.object(ofType: Ticket.self, forPrimaryKey: 7)?.title == "updated")
+            #expect(vault.objects(Ticket.self).sorted(byKeyPath: "id").map(\.id) == [-3, 0, 7])
+            #expect(vault.objects(Ticket.self).filter("id < 1").map(\.title) == ["minus three", "zero"])
+            // Links and backlinks to an Int-keyed class.
+            try vault.write {
+                let pet = vault.create(QPet.self, value: ["id": 42, "name": "Rex"])
+                let owner = vault.create(QPerson.self, value: ["id": 9, "name": "Ada"])
+                owner.pet = pet
+                owner.pets.append(pet)
+            }
+            #expect(vault.object(ofType: QPet.self, forPrimaryKey: 42)?.owners.map(\.id) == [9])
+            #expect(vault.objects(QPerson.self).filter("pet.id == 42").count == 1)
+            try vault.write { vault.delete(vault.objects(QPet.self)) }
+            #expect(vault.object(ofType: QPerson.self, forPrimaryKey: 9)?.pet == nil)
+            #expect(vault.object(ofType: QPerson.self, forPrimaryKey: 9)?.pets.count == 0)
+        }
+        // Reopened: the keys are still the row ids.
+        let reopened = try Vault(configuration: configuration)
+        #expect(reopened.object(ofType: Ticket.self, forPrimaryKey: -3)?.title == "minus three")
+        #expect(reopened.objects(Ticket.self).map(\.id) == [-3, 0, 7])
+    }
+}

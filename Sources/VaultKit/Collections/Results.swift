@@ -56,7 +56,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     }
 
     /// Whether the class has no table (a read-only vault written without it).
-    private var isAbsent: Bool { vault.absentClasses.contains(schema.className) }
+    private var isAbsent: Bool { vault.isAbsent(schema.className) }
 
     // MARK: Querying
 

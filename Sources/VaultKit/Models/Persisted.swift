@@ -90,7 +90,9 @@ public struct Persisted<Value: PersistableValue> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
-        get {
+        // Always inlined into the model's accessors, where the key paths are
+        // literals the optimiser turns into direct field accesses.
+        @inline(__always) get {
             if let manager = object.manager {
                 let index = manager.schema.propertyIndex(of: storageKeyPath, in: EnclosingSelf.self)
                 return manager.read(Value.self, at: index)
@@ -110,7 +112,7 @@ public struct Persisted<Value: PersistableValue> {
                 return value
             }
         }
-        set {
+        @inline(__always) set {
             if let manager = object.manager {
                 let index = manager.schema.propertyIndex(of: storageKeyPath, in: EnclosingSelf.self)
                 manager.write(newValue, at: index)

@@ -51,7 +51,7 @@ final class CompiledResults {
                 throw QueryError("the LinkingObjects origin property is not in \(schema.className)")
             }
             if origin.isColumn {
-                conditions.append(SQLFragment("t0.\(quoteIdentifier(origin.storedName)) = ?", [.integer(binding.ownerRowID)]))
+                conditions.append(SQLFragment("t0.\(origin.columnSQL) = ?", [.integer(binding.ownerRowID)]))
             } else {
                 conditions.append(SQLFragment("t0.\"_vk_id\" IN (SELECT \"_vk_owner\" FROM \(schema.collectionTableName(for: origin)) WHERE \"value\" = ?)", [.integer(binding.ownerRowID)]))
             }

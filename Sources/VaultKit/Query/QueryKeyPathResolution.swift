@@ -113,7 +113,7 @@ extension QueryCompiler {
                     throw QueryError("\(schema.className) has no property named '\(propertyName)'", at: offset)
                 }
                 name += "." + propertyName
-                let column = SQLFragment("\(alias).\(quoteIdentifier(property.storedName))")
+                let column = SQLFragment("\(alias).\(property.columnSQL)")
                 if let origin = property.originProperty {
                     // LinkingObjects: the objects of the origin class whose origin property holds this row.
                     let originSchema = try self.schema(named: property.objectClassName ?? "", offset: offset)
@@ -123,7 +123,7 @@ extension QueryCompiler {
                     let target = nextAlias()
                     if originProperty.isColumn {
                         joins.append(Join(table: originSchema.tableName, alias: target,
-                                          inner: "\(target).\(quoteIdentifier(originProperty.storedName))", outer: SQLFragment("\(alias).\"_vk_id\"")))
+                                          inner: "\(target).\(originProperty.columnSQL)", outer: SQLFragment("\(alias).\"_vk_id\"")))
                     } else {
                         let side = nextAlias()
                         joins.append(Join(table: originSchema.collectionTableName(for: originProperty), alias: side, inner: "\(side).\"value\"", outer: SQLFragment("\(alias).\"_vk_id\"")))
@@ -202,7 +202,7 @@ extension QueryCompiler {
                             throw QueryError("\(step.text) on a collection of objects must name a value property, as in \(name).price", at: offset)
                         }
                         name += "." + propertyName
-                        valueExpression = SQLFragment("\(alias).\(quoteIdentifier(property.storedName))")
+                        valueExpression = SQLFragment("\(alias).\(property.columnSQL)")
                         valueType = .scalar(property.type)
                     }
                     (aggregated, type) = try Self.aggregate(step, valueExpression, valueType, name: name, offset: offset)

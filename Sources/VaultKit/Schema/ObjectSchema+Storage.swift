@@ -4,7 +4,7 @@ import Foundation
 extension ObjectSchema {
 
     private var columnList: String {
-        (columnIndexes.isEmpty ? ["\"_vk_id\""] : columnIndexes.map { quoteIdentifier(properties[$0].storedName) }).joined(separator: ", ")
+        (columnIndexes.isEmpty ? ["\"_vk_id\""] : columnIndexes.map { properties[$0].columnSQL }).joined(separator: ", ")
     }
 
     /// The side table of a list, set or map property.
@@ -25,7 +25,7 @@ extension ObjectSchema {
     /// delete embedded objects with their owner or when replaced.
     func creationSQL() -> [String] {
         var columns = ["\"_vk_id\" INTEGER PRIMARY KEY"]
-        for index in columnIndexes {
+        for index in columnIndexes where !properties[index].isRowIDKey {
             let property = properties[index]
             var column = "\(quoteIdentifier(property.storedName)) \(property.type.columnAffinity)"
             if !property.isOptional { column += " NOT NULL" }
@@ -35,7 +35,7 @@ extension ObjectSchema {
             columns.append(column)
         }
         var statements = ["CREATE TABLE \(tableName) (\(columns.joined(separator: ", ")))"]
-        for index in columnIndexes where properties[index].isIndexed || properties[index].objectClassName != nil {
+        for index in columnIndexes where (properties[index].isIndexed || properties[index].objectClassName != nil) && !properties[index].isRowIDKey {
             let property = properties[index]
             let unique = property.isPrimaryKey ? "UNIQUE " : ""
             let name = quoteIdentifier("\(className)_\(property.storedName)_index")
@@ -80,7 +80,7 @@ extension ObjectSchema {
     }
 
     func updateSQL(columns: [Int]) -> String {
-        let assignments = columns.map { "\(quoteIdentifier(properties[$0].storedName)) = ?" }.joined(separator: ", ")
+        let assignments = columns.map { "\(properties[$0].columnSQL) = ?" }.joined(separator: ", ")
         return "UPDATE \(tableName) SET \(assignments) WHERE \"_vk_id\" = ?"
     }
 
@@ -89,13 +89,13 @@ extension ObjectSchema {
     var computedSelectByRowIDSQL: String { "SELECT \(columnList) FROM \(tableName) WHERE \"_vk_id\" = ?" }
 
     var computedSelectByPrimaryKeySQL: String {
-        let key = primaryKeyProperty.map { quoteIdentifier($0.storedName) } ?? "\"_vk_id\""
+        let key = primaryKeyProperty?.columnSQL ?? "\"_vk_id\""
         return "SELECT \"_vk_id\", \(columnList) FROM \(tableName) WHERE \(key) = ?"
     }
 
     /// `t0."_vk_id", t0."column"…`: the columns `materializeRows` reads, for queries aliasing the table t0.
     var computedAliasedColumnList: String {
-        (["t0.\"_vk_id\""] + columnIndexes.map { "t0.\(quoteIdentifier(properties[$0].storedName))" }).joined(separator: ", ")
+        (["t0.\"_vk_id\""] + columnIndexes.map { "t0.\(properties[$0].columnSQL)" }).joined(separator: ", ")
     }
 
     /// `SELECT _vk_id, columns… FROM table` (callers append WHERE / ORDER BY).
@@ -127,7 +127,7 @@ extension ObjectSchema {
         properties.filter { $0.originProperty == nil }.sorted { $0.storedName < $1.storedName }.map { property in
             let element = property.objectClassName ?? property.type.rawValue
             return [property.storedName, property.collectionKind.map { "\($0.rawValue)<\(element)>" } ?? element, property.isOptional ? "optional" : "required",
-             property.isPrimaryKey ? "primary" : (property.isIndexed ? "indexed" : "plain")].joined(separator: " ")
+             property.isRowIDKey ? "primary-rowid" : (property.isPrimaryKey ? "primary" : (property.isIndexed ? "indexed" : "plain"))].joined(separator: " ")
         }.joined(separator: "\n")
     }
 

@@ -26,6 +26,13 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     /// Whether the property is a column of the class's table (not a collection or backlink).
     var isColumn: Bool { collectionKind == nil && originProperty == nil }
 
+    /// A required integer primary key is the table's row id itself (`_vk_id`):
+    /// one B-tree instead of a table plus a unique index.
+    var isRowIDKey: Bool { isPrimaryKey && type == .int && !isOptional && collectionKind == nil }
+
+    /// The property's column in SQL, quoted (`"_vk_id"` for a row-id key).
+    var columnSQL: String { isRowIDKey ? "\"_vk_id\"" : quoteIdentifier(storedName) }
+
     /// A List, MutableSet or LinkingObjects: key paths through it reach many values.
     var isToManyRelation: Bool { collectionKind == .list || collectionKind == .set || originProperty != nil }
 
@@ -58,6 +65,33 @@ struct PropertyAccessor: @unchecked Sendable {
     /// Encodes a value of the property's type (boxed) into a column value; nil if it does not fit.
     let encodeBoxed: (Any?) -> DatabaseValue?
 
+    // Pre-specialised for the common value types: the generic entry point
+    // dispatches to these, whose closures run without generic metadata lookups.
+    @_specialize(where Value == Int)
+    @_specialize(where Value == String)
+    @_specialize(where Value == Double)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == Date)
+    @_specialize(where Value == Float)
+    @_specialize(where Value == Data)
+    @_specialize(where Value == ObjectId)
+    @_specialize(where Value == UUID)
+    @_specialize(where Value == Decimal)
+    @_specialize(where Value == Int64)
+    @_specialize(where Value == Int32)
+    @_specialize(where Value == Int16)
+    @_specialize(where Value == Int8)
+    @_specialize(where Value == Int?)
+    @_specialize(where Value == String?)
+    @_specialize(where Value == Double?)
+    @_specialize(where Value == Bool?)
+    @_specialize(where Value == Date?)
+    @_specialize(where Value == Float?)
+    @_specialize(where Value == Data?)
+    @_specialize(where Value == ObjectId?)
+    @_specialize(where Value == UUID?)
+    @_specialize(where Value == Decimal?)
+    @_specialize(where Value == Int64?)
     init<Value: PersistableValue>(_ type: Value.Type, offset: Int) {
         func pointer(_ object: ObjectBase) -> UnsafeMutablePointer<Persisted<Value>> {
             (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Persisted<Value>.self)

@@ -541,7 +541,7 @@ public final class Vault {
         guard let encoded = schema.accessors[pk].encodeBoxed(key) else {
             preconditionFailure("\(key) is not a valid primary key value for \(schema.className).\(schema.properties[pk].name)")
         }
-        if absentClasses.contains(schema.className) { return nil }
+        if isAbsent(schema.className) { return nil }
         do {
             return try database.withConnection { db in
                 try materializeRows(schema, try schema.statement(.selectByPrimaryKey, on: db), [encoded]).first
@@ -594,12 +594,15 @@ public final class Vault {
         return object
     }
 
+    /// Whether a class has no table (a read-only vault written without it); hashes nothing in the common case.
+    func isAbsent(_ className: String) -> Bool { !absentClasses.isEmpty && absentClasses.contains(className) }
+
     /// The schema of a class in this vault, by class name.
     func schema(named className: String) -> ObjectSchema? { schemasByName[className] }
 
     /// The object of class `className` at `rowID`, or `nil` if it is gone.
     func object(className: String, rowID: Int64) -> ObjectBase? {
-        guard let schema = schemasByName[className], !absentClasses.contains(className) else { return nil }
+        guard let schema = schemasByName[className], !isAbsent(className) else { return nil }
         switch loadRow(schema, rowID: rowID) {
         case .success(let values?): return materialize(schema, rowID: rowID, values: values)
         case .success(nil): return nil
@@ -625,7 +628,7 @@ public final class Vault {
         if originProperty.collectionKind != nil {
             sql = origin.selectAllSQL + " WHERE \"_vk_id\" IN (SELECT \"_vk_owner\" FROM \(origin.collectionTableName(for: originProperty)) WHERE \"value\" = ?) ORDER BY \"_vk_id\""
         } else {
-            sql = origin.selectAllSQL + " WHERE \(quoteIdentifier(originProperty.storedName)) = ? ORDER BY \"_vk_id\""
+            sql = origin.selectAllSQL + " WHERE \(originProperty.columnSQL) = ? ORDER BY \"_vk_id\""
         }
         let rows = query { db in try db.cachedStatement(sql).fetchAll([.integer(binding.ownerRowID)]) }
         return rows.compactMap { row in row[0].int64.map { materialize(origin, rowID: $0, columns: row.values.dropFirst()) } }
@@ -633,7 +636,7 @@ public final class Vault {
 
     /// Prepares a compiled query's statement, turning SQLite's refusal into a ``QueryError``.
     func prepareQuery(_ sql: String, className: String) throws(QueryError) {
-        guard !absentClasses.contains(className) else { return }
+        guard !isAbsent(className) else { return }
         do {
             try database.withConnection { db in _ = try db.cachedStatement(sql) }
         } catch {
