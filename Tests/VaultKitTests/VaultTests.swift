@@ -319,3 +319,32 @@ struct RowIDPrimaryKeyTests {
         #expect(reopened.objects(Ticket.self).map(\.id) == [-3, 0, 7])
     }
 }
+
+@Suite("Write transactions hold the writer")
+struct WriteTransactionTests {
+    @Test("an open write transaction is invisible to another connection until committed; a vault released mid-write rolls back")
+    func writerHeldForTheTransaction() throws {
+        let scratch = try Scratch()
+        let url = scratch.file("held.vault")
+        let configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [Ticket.self])
+        let vault = try Vault(configuration: configuration)
+        try vault.beginWrite()
+        vault.add(Ticket(value: ["id": 1, "title": "one"]))
+        // A second vault on the same file (another connection) cannot write meanwhile.
+        let other = try Vault(configuration: configuration)
+        #expect(other.objects(Ticket.self).count == 0, "the uncommitted insert is not visible to another connection")
+        try vault.commitWrite()
+        #expect(other.objects(Ticket.self).count == 1)
+
+        // Released in the middle of a write: rolled back, the file stays usable.
+        do {
+            let abandoned = try Vault(configuration: configuration)
+            try abandoned.beginWrite()
+            abandoned.add(Ticket(value: ["id": 2, "title": "two"]))
+        }
+        let reopened = try Vault(configuration: configuration)
+        #expect(reopened.objects(Ticket.self).map(\.id) == [1])
+        try reopened.write { reopened.add(Ticket(value: ["id": 3, "title": "three"])) }
+        #expect(reopened.objects(Ticket.self).map(\.id) == [1, 3])
+    }
+}

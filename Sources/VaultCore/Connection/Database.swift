@@ -119,7 +119,7 @@ public final class Database {
         return try body()
     }
 
-    private func enter() throws(VaultError) {
+    func enter() throws(VaultError) {
         let me = currentThreadIdentifier()
         threadLock.lock()
         defer { threadLock.unlock() }
@@ -130,7 +130,7 @@ public final class Database {
         activeDepth += 1
     }
 
-    private func leave() {
+    func leave() {
         threadLock.lock()
         activeDepth -= 1
         if activeDepth == 0 { activeThread = nil }

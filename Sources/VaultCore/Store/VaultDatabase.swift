@@ -239,6 +239,36 @@ public final class VaultDatabase: @unchecked Sendable {
         return try writer.guarded { () throws -> T in try body(writer) }
     }
 
+    /// Lends the writer connection to the calling thread until
+    /// ``returnWriter(_:)``, holding the writer lock meanwhile: for a layer that
+    /// runs many statements inside one transaction (VaultKit's write
+    /// transactions) without taking the lock for each. Other threads wait in
+    /// ``withConnection(_:)`` and ``write(_:)`` meanwhile. Call both on the same thread.
+    /// - Throws: ``VaultError/readOnly(path:detail:)`` on a read-only vault.
+    public func borrowWriter() throws(VaultError) -> Database {
+        writerLock.lock()
+        guard let writer else {
+            writerLock.unlock()
+            if configuration.readOnly {
+                throw VaultError.readOnly(path: path, detail: "it was opened with readOnly = true")
+            }
+            throw VaultError.misuse("the vault at \(path) is closed")
+        }
+        do {
+            try writer.enter()
+        } catch {
+            writerLock.unlock()
+            throw error
+        }
+        return writer
+    }
+
+    /// Ends a ``borrowWriter()`` (on the thread that borrowed it).
+    public func returnWriter(_ writer: Database) {
+        writer.leave()
+        writerLock.unlock()
+    }
+
     /// Runs `body` on the writer connection (a reader on read-only vaults)
     /// without opening a transaction: for layers that manage transactions
     /// themselves, like VaultKit's `Vault`.

@@ -65,7 +65,7 @@ extension Vault {
             (entry.entryID, entry.entryID == nil ? encodeElement(entry.element, property: binding.property) : .null)
         }
         do {
-            try database.withConnection { db in
+            try withDatabase { db in
                 let kept = Set(entries.compactMap(\.entryID))
                 let delete = try db.cachedStatement("DELETE FROM \(binding.table) WHERE rowid = ?")
                 for id in old where !kept.contains(id) { try delete.execute([.integer(id)]) }
@@ -94,7 +94,7 @@ extension Vault {
     /// Writes a collection's entries (replacing what is there) without the write-transaction check.
     func storeCollection(_ binding: CollectionBinding, entries: [(key: String?, value: DatabaseValue)], replacing: Bool) {
         do {
-            try database.withConnection { db in
+            try withDatabase { db in
                 if replacing {
                     try db.cachedStatement("DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ?").execute([.integer(binding.ownerRowID)])
                 }
@@ -117,7 +117,7 @@ extension Vault {
     func mutateCollection(_ binding: CollectionBinding, _ sql: String, _ arguments: [DatabaseValue]) {
         guard requireCollectionWrite(binding) else { return }
         do {
-            try database.withConnection { db in try db.cachedStatement(sql).execute(arguments) }
+            try withDatabase { db in try db.cachedStatement(sql).execute(arguments) }
             bumpContentVersion()
         } catch {
             deferError(error)

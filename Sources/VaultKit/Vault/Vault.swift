@@ -59,6 +59,9 @@ public final class Vault {
     /// Classes registered in a read-only vault that has no table for them: they read as empty.
     private(set) var absentClasses: Set<String> = []
     private var writeDepth = 0
+    /// The writer connection, held from `beginWrite` to commit or cancel, and the thread holding it.
+    private var borrowedWriter: Database?
+    private var borrowingThread: UInt = 0
     private var deferredError: Error?
 
     /// Opens the vault of `Vault.Configuration.defaultConfiguration`.
@@ -102,7 +105,7 @@ public final class Vault {
     public var schema: [ObjectSchema] { schemas.values.sorted { $0.className < $1.className } }
 
     private func prepareStorage() throws {
-        try database.withConnection { db in
+        try withDatabase { db in
             try db.execute("PRAGMA foreign_keys = ON")
             // REPLACE in a map must fire the triggers that delete a replaced embedded value.
             try db.execute("PRAGMA recursive_triggers = ON")
@@ -195,7 +198,7 @@ public final class Vault {
     }
 
     private func storedDefinitions() throws -> [String: String] {
-        try database.withConnection { db in
+        try withDatabase { db in
             guard try db.fetchOne("SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_schema'") != nil else { return [:] }
             var result: [String: String] = [:]
             for row in try db.fetchAll("SELECT class_name, definition FROM _vaultkit_schema") {
@@ -206,7 +209,7 @@ public final class Vault {
     }
 
     private func storedSchemaVersion() throws -> UInt64? {
-        try database.withConnection { db in
+        try withDatabase { db in
             guard try db.fetchOne("SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_metadata'") != nil else { return nil }
             return try db.fetchOne("SELECT value FROM _vaultkit_metadata WHERE key = 'schemaVersion'")?[0].int64.map { UInt64($0) }
         }
@@ -253,12 +256,46 @@ public final class Vault {
     }
 
     /// Opens a write transaction (`BEGIN IMMEDIATE`), first taking in other connections' commits.
+    ///
+    /// The vault keeps the writer connection for the whole transaction (one
+    /// lock, not one per operation); commit or cancel it on the same thread.
     public func beginWrite() throws {
         guard !isInWriteTransaction else { throw VaultObjectError.alreadyInWriteTransaction }
-        try database.withConnection { db in try db.execute("BEGIN IMMEDIATE TRANSACTION") }
+        let writer = try database.borrowWriter()
+        do {
+            try writer.execute("BEGIN IMMEDIATE TRANSACTION")
+        } catch {
+            database.returnWriter(writer)
+            throw error
+        }
+        borrowedWriter = writer
+        borrowingThread = currentThread()
         writeDepth = 1
         deferredError = nil
         refreshIfChanged()
+    }
+
+    /// Runs `body` on the connection: the writer this vault holds during a
+    /// write transaction, otherwise whatever `VaultDatabase` lends.
+    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        if let borrowedWriter, borrowingThread == currentThread() { return try body(borrowedWriter) }
+        return try database.withConnection(body)
+    }
+
+    deinit {
+        // A write transaction left open is rolled back, and the writer given back.
+        if let writer = borrowedWriter {
+            _ = try? writer.execute("ROLLBACK TRANSACTION")
+            database.returnWriter(writer)
+        }
+    }
+
+    /// Gives the writer back at the end of a write transaction.
+    private func returnBorrowedWriter() {
+        guard let writer = borrowedWriter else { return }
+        precondition(borrowingThread == currentThread(), "A write transaction must end on the thread that began it (Vault at \(path))")
+        borrowedWriter = nil
+        database.returnWriter(writer)
     }
 
     /// Commits the open write transaction, or rolls it back and throws the first
@@ -270,19 +307,21 @@ public final class Vault {
             throw error
         }
         do {
-            try database.withConnection { db in try db.execute("COMMIT TRANSACTION") }
+            try withDatabase { db in try db.execute("COMMIT TRANSACTION") }
         } catch {
             cancelWrite()
             throw error
         }
         writeDepth = 0
         dataVersion = (try? currentDataVersion()) ?? dataVersion
+        returnBorrowedWriter()
     }
 
     /// Rolls back the open write transaction; objects read afterwards show the stored values.
     public func cancelWrite() {
         guard isInWriteTransaction else { return }
-        _ = try? database.withConnection { db in try db.execute("ROLLBACK TRANSACTION") }
+        _ = try? withDatabase { db in try db.execute("ROLLBACK TRANSACTION") }
+        returnBorrowedWriter()
         writeDepth = 0
         deferredError = nil
         contentVersion &+= 1
@@ -317,7 +356,7 @@ public final class Vault {
     }
 
     private func currentDataVersion() throws -> Int64 {
-        try database.withConnection { db in try db.fetchOne("PRAGMA data_version")?[0].int64 ?? 0 }
+        try withDatabase { db in try db.fetchOne("PRAGMA data_version")?[0].int64 ?? 0 }
     }
 
     /// Bumps the content version if another connection committed.
@@ -425,7 +464,7 @@ public final class Vault {
             }
         }
         var updatedExisting = false
-        let rowID = try database.withConnection { db -> Int64 in
+        let rowID = try withDatabase { db -> Int64 in
             if let pk = schema.primaryKeyIndex, policy != .error,
                let existing = try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first,
                let rowID = existing[0].int64 {
@@ -474,7 +513,7 @@ public final class Vault {
     func updateColumn(_ schema: ObjectSchema, rowID: Int64, property: Property, value: DatabaseValue) {
         guard deferredError == nil else { return }
         do {
-            try database.withConnection { db in
+            try withDatabase { db in
                 try db.execute(schema.updateSQL(columns: [schema.index(ofProperty: property.name) ?? 0]), arguments: [value, .integer(rowID)])
             }
             contentVersion &+= 1
@@ -495,7 +534,7 @@ public final class Vault {
         }
         guard !manager.isDeleted else { return }
         do {
-            try database.withConnection { db in
+            try withDatabase { db in
                 try manager.schema.statement(.delete, on: db).execute([.integer(manager.rowID)])
             }
             manager.markDeleted()
@@ -514,7 +553,7 @@ public final class Vault {
     public func deleteAll() {
         guard requireWrite("deleteAll()") else { return }
         do {
-            try database.withConnection { db in
+            try withDatabase { db in
                 for row in try db.fetchAll("SELECT class_name FROM _vaultkit_schema") {
                     if let name = row[0].string { try db.execute("DELETE FROM \(quoteIdentifier(name))") }
                 }
@@ -543,7 +582,7 @@ public final class Vault {
         }
         if isAbsent(schema.className) { return nil }
         do {
-            return try database.withConnection { db in
+            return try withDatabase { db in
                 try materializeRows(schema, try schema.statement(.selectByPrimaryKey, on: db), [encoded]).first
             } as? Element
         } catch {
@@ -554,7 +593,7 @@ public final class Vault {
     /// Whether the vault holds no objects.
     public var isEmpty: Bool {
         do {
-            return try database.withConnection { db in
+            return try withDatabase { db in
                 for row in try db.fetchAll("SELECT class_name FROM _vaultkit_schema") {
                     guard let name = row[0].string else { continue }
                     if try db.fetchOne("SELECT 1 FROM \(quoteIdentifier(name)) LIMIT 1") != nil { return false }
@@ -613,7 +652,7 @@ public final class Vault {
     /// One row's values (per property), `nil` when the row no longer exists.
     func loadRow(_ schema: ObjectSchema, rowID: Int64) -> Result<[DatabaseValue]?, Error> {
         Result {
-            try database.withConnection { db in
+            try withDatabase { db in
                 try schema.statement(.selectByRowID, on: db).fetchAll([.integer(rowID)]).first.map { schema.expand($0.values) }
             }
         }
@@ -638,7 +677,7 @@ public final class Vault {
     func prepareQuery(_ sql: String, className: String) throws(QueryError) {
         guard !isAbsent(className) else { return }
         do {
-            try database.withConnection { db in _ = try db.cachedStatement(sql) }
+            try withDatabase { db in _ = try db.cachedStatement(sql) }
         } catch {
             throw QueryError("SQLite could not prepare the query (\(error))")
         }
@@ -647,7 +686,7 @@ public final class Vault {
     /// Runs a query on the vault's connection.
     func query<T>(_ body: (Database) throws -> T) -> T {
         do {
-            return try database.withConnection(body)
+            return try withDatabase(body)
         } catch {
             failRead(error, "querying")
         }
@@ -670,6 +709,15 @@ public final class Vault {
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         try database.writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
     }
+}
+
+/// The calling thread's identity (a vault's write transaction belongs to one thread).
+func currentThread() -> UInt {
+    #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+    #else
+    return UInt(pthread_self())
+    #endif
 }
 
 func quoteIdentifier(_ name: String) -> String {
