@@ -72,8 +72,9 @@ enum VaultRegistry {
     }
 }
 
-/// A number that identifies the calling thread while it lives.
-func currentThreadIdentifier() -> UInt {
+/// A number that identifies the calling thread while it lives (connections
+/// and VaultKit's write transactions belong to one thread at a time).
+public func currentThreadIdentifier() -> UInt {
     #if canImport(Darwin)
     return UInt(bitPattern: pthread_self())
     #else

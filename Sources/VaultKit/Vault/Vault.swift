@@ -269,7 +269,7 @@ public final class Vault {
             throw error
         }
         borrowedWriter = writer
-        borrowingThread = currentThread()
+        borrowingThread = currentThreadIdentifier()
         writeDepth = 1
         deferredError = nil
         refreshIfChanged()
@@ -278,7 +278,7 @@ public final class Vault {
     /// Runs `body` on the connection: the writer this vault holds during a
     /// write transaction, otherwise whatever `VaultDatabase` lends.
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        if let borrowedWriter, borrowingThread == currentThread() { return try body(borrowedWriter) }
+        if let borrowedWriter, borrowingThread == currentThreadIdentifier() { return try body(borrowedWriter) }
         return try database.withConnection(body)
     }
 
@@ -293,7 +293,7 @@ public final class Vault {
     /// Gives the writer back at the end of a write transaction.
     private func returnBorrowedWriter() {
         guard let writer = borrowedWriter else { return }
-        precondition(borrowingThread == currentThread(), "A write transaction must end on the thread that began it (Vault at \(path))")
+        precondition(borrowingThread == currentThreadIdentifier(), "A write transaction must end on the thread that began it (Vault at \(path))")
         borrowedWriter = nil
         database.returnWriter(writer)
     }
@@ -709,15 +709,6 @@ public final class Vault {
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         try database.writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
     }
-}
-
-/// The calling thread's identity (a vault's write transaction belongs to one thread).
-func currentThread() -> UInt {
-    #if canImport(Darwin)
-    return UInt(bitPattern: pthread_self())
-    #else
-    return UInt(pthread_self())
-    #endif
 }
 
 func quoteIdentifier(_ name: String) -> String {
