@@ -77,6 +77,13 @@ struct QueryResultsTests {
         #expect(ids(people.filter("%@ IN pets", rex)) == [1, 4])
         #expect(ids(people.filter("pets IN %@", [rex])) == [1, 4])
         #expect(ids(people.filter("pet != %@", rex)) == [2, 3, 4, 5, 6])
+        // A collection of objects as an argument: Results, a List, backlinks.
+        let dogs = vault.objects(QPet.self).filter("species == 'dog'")
+        #expect(ids(people.filter("pet IN %@", dogs)) == [1, 4])
+        #expect(ids(people.filter("ANY pets IN %@", dogs)) == [1, 4])
+        let ada = try #require(vault.object(ofType: QPerson.self, forPrimaryKey: 1))
+        #expect(ids(people.filter("pet IN %@", ada.pets)) == [1, 5])
+        #expect(ids(people.filter("ANY friends IN %@", ada.friendOf)) == [1, 3])
     }
 
     @Test("UUID and ObjectId arguments and literals", arguments: QueryStorage.allCases)
@@ -119,6 +126,8 @@ struct QueryResultsTests {
         // Several descriptors: isActive first, then age descending.
         let sorted = people.sorted(by: [SortDescriptor(keyPath: "isActive"), SortDescriptor(keyPath: "age", ascending: false)])
         #expect(ids(sorted) == [2, 5, 3, 1, 4, 6])
+        #expect(ids(people.sorted(by: ["isActive", SortDescriptor(keyPath: "age", ascending: false)])) == [2, 5, 3, 1, 4, 6])
+        #expect(people.vault === vault)
         // sorted(byKeyPath:) applied later is more significant.
         #expect(ids(people.sorted(byKeyPath: "age").sorted(byKeyPath: "mood")) == [5, 3, 6, 2, 4, 1])
         // Decimal sorts by value, not text.

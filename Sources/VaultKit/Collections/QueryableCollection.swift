@@ -20,6 +20,9 @@ public protocol QueryableCollection {
 }
 
 extension QueryableCollection {
+    /// The objects, type-erased (a collection passed as a query argument).
+    var queryElements: [ObjectBase] { results.map { $0 } }
+
     /// The objects matching a query (see ``Results/filter(_:_:)``).
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<QueryElement> {
         do {

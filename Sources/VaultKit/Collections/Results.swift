@@ -20,7 +20,8 @@ import VaultCore
 /// in Realm; `filter(_:arguments:)` throws a ``QueryError`` instead, for query
 /// text that is built at run time.
 public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
-    let vault: Vault
+    /// The vault the objects are in (Realm's `realm`).
+    public let vault: Vault
     let schema: ObjectSchema
     let definition: ResultsDefinition
     let compiled: CompiledResults
@@ -359,7 +360,9 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 }
 
 /// A sort key: a property or a key path through to-one links, and a direction.
-public struct SortDescriptor: Sendable, Hashable {
+///
+/// A string literal is an ascending sort: `results.sorted(by: ["lastName", "firstName"])`.
+public struct SortDescriptor: Sendable, Hashable, ExpressibleByStringLiteral {
     /// The key path, with public property names.
     public let keyPath: String
     /// Ascending (smallest first) or descending.
@@ -369,6 +372,11 @@ public struct SortDescriptor: Sendable, Hashable {
     public init(keyPath: String, ascending: Bool = true) {
         self.keyPath = keyPath
         self.ascending = ascending
+    }
+
+    /// An ascending sort by the key path in the literal.
+    public init(stringLiteral keyPath: String) {
+        self.init(keyPath: keyPath)
     }
 
     /// The same key path in the opposite direction.

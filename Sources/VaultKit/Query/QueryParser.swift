@@ -385,6 +385,12 @@ struct QueryParser {
             for element in array { items.append(try operand(fromArgument: element, at: offset)) }
             return .list(items, offset: offset)
         }
+        if let collection = argument as? any QueryableCollection {
+            // Results, List, MutableSet or LinkingObjects of objects: `pets IN %@`.
+            var items: [QueryOperand] = []
+            for element in collection.queryElements { items.append(.value(.object(QueryValue.ObjectReference(object: element)), offset: offset)) }
+            return .list(items, offset: offset)
+        }
         if let set = argument as? Set<AnyHashable> {
             var items: [QueryOperand] = []
             for element in set { items.append(try operand(fromArgument: element.base, at: offset)) }

@@ -10,6 +10,22 @@ import Foundation
 //             "bestFriend" INTEGER REFERENCES "Person"("_vk_id") ON DELETE SET NULL)
 //   UNIQUE INDEX on the primary key; INDEX on each `indexed:` property.
 //
+// A required integer primary key (`@Persisted(primaryKey: true) var id = 0`)
+// is the row id itself: its column is "_vk_id", so a lookup by key or a
+// link is one B-tree search and there is no separate index. Unsorted results
+// of such a class come in key order; of other classes, in insertion order.
+//
+// Lists, sets and maps live in side tables "_vk_list_<Class>_<property>"
+// ("_vk_owner", "_vk_position", "value"), "_vk_set_…" ("_vk_owner", "value",
+// unique per owner) and "_vk_map_…" ("_vk_owner", "key", "value"); their rows
+// are deleted with the owner (ON DELETE CASCADE), and elements that are
+// objects are row ids with ON DELETE CASCADE, so deleting an object removes it
+// from every collection. Embedded objects are rows of their own class's table
+// referenced by exactly one parent column or collection entry; triggers delete
+// them with the parent, when replaced, and when their entry is removed.
+// LinkingObjects are not stored: they are queries over the origin's column or
+// side table.
+//
 // Values: Bool and integers as INTEGER; Float and Double as REAL; Date as REAL
 // seconds since 2001 (Date's own storage, so it round-trips exactly); String
 // as TEXT; Data as BLOB; UUID as a 16-byte BLOB; ObjectId as a 12-byte BLOB
@@ -20,6 +36,10 @@ import Foundation
 // `_vaultkit_schema` records each class's stored definition, and
 // `_vaultkit_metadata` the schema version: opening with different models is a
 // "migration required" error listing the differences.
+//
+// Queries (Query/) compile to SQL over these tables; the SQL functions they
+// use (`vk_fold`, `vk_match`, `COLLATE vk_decimal`, Decimal sums) are
+// registered on every connection (see QuerySQLFunctions).
 
 /// An encrypted object store: Realm's `Realm`, renamed.
 ///
