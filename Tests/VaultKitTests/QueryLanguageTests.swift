@@ -350,7 +350,7 @@ struct QueryLanguageTests {
         let all = vault.objects(QPerson.self)
         #expect(all.count == QueryFixture.people.count)
         var checked = 0
-        for entry in (queryCases + nilLinkQuantifierCases) where !entry.query.hasPrefix("pets == %@") {
+        for entry in (queryCases + nilLinkQuantifierCases + boundKeyPathCases) where !entry.query.hasPrefix("pets == %@") {
             let results = try all.filter(entry.query, arguments: entry.arguments)
             let expected = QueryFixture.people.filter(entry.matches).map(\.id)
             let actual = results.map(\.id)
@@ -373,4 +373,15 @@ let nilLinkQuantifierCases: [QueryCase] = [
     QueryCase("ALL pet.owners.isActive == true") { p in
         p.pet.map { id in QueryFixture.people.filter { $0.pets.contains(id) }.allSatisfy(\.isActive) } ?? true
     },
+]
+
+/// String operators on key paths that carry bindings of their own (map subscripts).
+let boundKeyPathCases: [QueryCase] = [
+    QueryCase("metadata['lang'] ENDSWITH 'n'") { $0.metadata["lang"]?.hasSuffix("n") ?? false },
+    QueryCase("metadata['lang'] BEGINSWITH 'e'") { $0.metadata["lang"]?.hasPrefix("e") ?? false },
+    QueryCase("metadata['role'] ENDSWITH[c] 'HOR'") { $0.metadata["role"]?.lowercased().hasSuffix("hor") ?? false },
+    QueryCase("metadata['lang'] CONTAINS[c] 'E' AND metadata['note'] ENDSWITH 'y'") {
+        ($0.metadata["lang"]?.lowercased().contains("e") ?? false) && ($0.metadata["note"]?.hasSuffix("y") ?? false)
+    },
+    QueryCase("ANY metadata.@allValues ENDSWITH 'r'") { $0.metadata.values.contains { $0.hasSuffix("r") } },
 ]

@@ -299,8 +299,11 @@ struct QueryCompiler {
                 return "(vk_match(\(kind), " + raw + ", ?, \(options.rawValue)) = 1)" + SQLFragment("", [value])
             }
             switch op {
-            case .beginsWith: return "(substr(" + left + ", 1, \(length)) = ?)" + SQLFragment("", [value])
-            case .endsWith: return "(length(" + left + ") >= \(length) AND substr(" + left + ", -\(length)) = ?)" + SQLFragment("", [value])
+            // Even the needle's length is bound: nothing derived from a value enters the SQL text.
+            case .beginsWith: return "(substr(" + left + ", 1, ?) = ?)" + SQLFragment("", [.integer(Int64(length)), value])
+            case .endsWith:
+                // Placeholders and bindings in text order (`left` may carry bindings of its own).
+                return "(length(" + left + SQLFragment(") >= ? AND substr(", [.integer(Int64(length))]) + left + SQLFragment(", ?) = ?)", [.integer(Int64(-length)), value])
             case .contains: return "(instr(" + left + ", ?) > 0)" + SQLFragment("", [value])
             default:
                 guard case .text(let pattern) = value else { throw QueryError("LIKE applies to strings; \(path.name) is Data", at: offset) }
