@@ -45,26 +45,37 @@ public final class Statement {
     /// Resets the statement and binds `arguments` to its parameters, in order.
     /// - Throws: ``VaultError/misuse(_:)`` when the count does not match.
     public func bind(_ arguments: [DatabaseValue]) throws(VaultError) {
+        // Every parameter is bound below (the count is checked), so no clear_bindings.
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         guard arguments.count == parameterCount else {
             throw VaultError.misuse("the statement `\(sql)` takes \(parameterCount) arguments, \(arguments.count) were given")
         }
-        for (offset, value) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch value {
-            case .null: status = sqlite3_bind_null(handle, index)
-            case .integer(let v): status = sqlite3_bind_int64(handle, index, v)
-            case .real(let v): status = sqlite3_bind_double(handle, index, v)
-            case .text(let v): status = sqlite3_bind_text(handle, index, v, -1, vaultkit_sqlite_transient())
-            case .blob(let v):
-                status = v.withUnsafeBytes { bytes in
-                    sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), vaultkit_sqlite_transient())
-                }
-            }
-            guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
+        for (offset, value) in arguments.enumerated() { try bindValue(value, at: Int32(offset + 1)) }
+    }
+
+    /// Resets the statement and binds its only parameter (no array to build).
+    /// - Throws: ``VaultError/misuse(_:)`` when the statement does not take exactly one.
+    public func bind(single argument: DatabaseValue) throws(VaultError) {
+        sqlite3_reset(handle)
+        guard parameterCount == 1 else {
+            throw VaultError.misuse("the statement `\(sql)` takes \(parameterCount) arguments, 1 was given")
         }
+        try bindValue(argument, at: 1)
+    }
+
+    private func bindValue(_ value: DatabaseValue, at index: Int32) throws(VaultError) {
+        let status: Int32
+        switch value {
+        case .null: status = sqlite3_bind_null(handle, index)
+        case .integer(let v): status = sqlite3_bind_int64(handle, index, v)
+        case .real(let v): status = sqlite3_bind_double(handle, index, v)
+        case .text(let v): status = sqlite3_bind_text(handle, index, v, -1, vaultkit_sqlite_transient())
+        case .blob(let v):
+            status = v.withUnsafeBytes { bytes in
+                sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), vaultkit_sqlite_transient())
+            }
+        }
+        guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
     }
 
     /// Advances to the next row. Returns `false` when the statement is done.

@@ -269,6 +269,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.indexByConstruction = indexByConstruction
         self.indexByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
         self.columnIndexes = properties.indices.filter { properties[$0].isColumn }
+        self.hasOnlyColumns = columnIndexes.count == properties.count && !properties.isEmpty
         self.isCollection = properties.map { !$0.isColumn }
         self.tableName = quoteIdentifier(className)
         self.insertSQL = computedInsertSQL
@@ -281,6 +282,8 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
 
     /// The indices of the properties stored as columns, in column order.
     private(set) var columnIndexes: [Int] = []
+    /// Every property is a column (no collections or backlinks): per-property values are the column values.
+    private(set) var hasOnlyColumns = false
     /// Whether each property is a collection or backlink (read through a binding, not the row).
     @usableFromInline private(set) var isCollection: [Bool] = []
 

@@ -503,7 +503,7 @@ public final class Vault {
                 return rowID
             }
             do {
-                try schema.statement(.insert, on: db).execute(schema.columnIndexes.map { values[$0] })
+                try schema.statement(.insert, on: db).execute(schema.hasOnlyColumns ? values : schema.columnIndexes.map { values[$0] })
             } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
                 let key = schema.primaryKeyIndex.map { Self.describe(values[$0]) } ?? "?"
                 throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
@@ -600,11 +600,36 @@ public final class Vault {
         guard let encoded = schema.accessors[pk].encodeBoxed(key) else {
             preconditionFailure("\(key) is not a valid primary key value for \(schema.className).\(schema.properties[pk].name)")
         }
+        return object(schema, primaryKey: encoded).map { unsafeDowncast($0, to: Element.self) }
+    }
+
+    /// The object of `type` whose primary key is `key`, or `nil` (keys of a
+    /// persistable type are encoded without boxing).
+    public func object<Element: Object, Key: PersistableValue>(ofType type: Element.Type, forPrimaryKey key: Key) -> Element? {
+        let schema = schema(for: type)
+        guard let pk = schema.primaryKeyIndex else {
+            preconditionFailure("\(schema.className) has no primary key")
+        }
+        let property = schema.properties[pk]
+        guard Key.vaultPropertyType == property.type, !Key.vaultIsOptional || property.isOptional else {
+            preconditionFailure("\(key) is not a valid primary key value for \(schema.className).\(property.name)")
+        }
+        return object(schema, primaryKey: key.vaultEncoded).map { unsafeDowncast($0, to: Element.self) }
+    }
+
+    /// The managed object (of exactly `schema`'s class) whose encoded primary key is `key`.
+    private func object(_ schema: ObjectSchema, primaryKey key: DatabaseValue) -> ObjectBase? {
         if isAbsent(schema.className) { return nil }
         do {
-            return try withDatabase { db in
-                try materializeRows(schema, try schema.statement(.selectByPrimaryKey, on: db), [encoded]).first
-            } as? Element
+            return try withDatabase { db -> ObjectBase? in
+                let statement = try schema.statement(.selectByPrimaryKey, on: db)
+                try statement.bind(single: key)
+                defer { statement.reset() }
+                guard try statement.step() else { return nil }
+                var values = [DatabaseValue](repeating: .null, count: schema.properties.count)
+                for (column, property) in schema.columnIndexes.enumerated() { values[property] = statement.value(at: column + 1) }
+                return materialize(schema, rowID: statement.int64(at: 0), values: values)
+            }
         } catch {
             failRead(error, "looking up \(schema.className)")
         }
