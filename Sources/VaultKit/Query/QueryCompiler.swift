@@ -11,9 +11,24 @@ struct SQLFragment {
         self.bindings = bindings
     }
 
-    static func + (a: SQLFragment, b: SQLFragment) -> SQLFragment { SQLFragment(a.sql + b.sql, a.bindings + b.bindings) }
-    static func + (a: SQLFragment, b: String) -> SQLFragment { SQLFragment(a.sql + b, a.bindings) }
-    static func + (a: String, b: SQLFragment) -> SQLFragment { SQLFragment(a + b.sql, b.bindings) }
+    // The left operand is consumed, so a chain `a + b + c` appends into one
+    // buffer instead of copying at every step.
+    static func + (a: consuming SQLFragment, b: SQLFragment) -> SQLFragment {
+        var result = a
+        result.sql += b.sql
+        if !b.bindings.isEmpty { result.bindings += b.bindings }
+        return result
+    }
+    static func + (a: consuming SQLFragment, b: String) -> SQLFragment {
+        var result = a
+        result.sql += b
+        return result
+    }
+    static func + (a: consuming String, b: SQLFragment) -> SQLFragment {
+        var sql = a
+        sql += b.sql
+        return SQLFragment(sql, b.bindings)
+    }
 
     static func joined(_ parts: [SQLFragment], separator: String) -> SQLFragment {
         SQLFragment(parts.map(\.sql).joined(separator: separator), parts.flatMap(\.bindings))
