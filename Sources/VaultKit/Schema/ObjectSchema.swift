@@ -170,8 +170,9 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     private let indexByName: [String: Int]
 
     /// The primary key, if the class has one.
-    public var primaryKeyProperty: Property? { properties.first { $0.isPrimaryKey } }
-    var primaryKeyIndex: Int? { properties.firstIndex { $0.isPrimaryKey } }
+    public var primaryKeyProperty: Property? { primaryKeyIndex.map { properties[$0] } }
+    /// The primary key's index in `properties` (stored: every insert and lookup asks).
+    let primaryKeyIndex: Int?
 
     /// The property named `name` (public name).
     public subscript(name: String) -> Property? { indexByName[name].map { properties[$0] } }
@@ -268,6 +269,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.linkTypes = linkTypes
         self.indexByConstruction = indexByConstruction
         self.indexByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
+        self.primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
         self.columnIndexes = properties.indices.filter { properties[$0].isColumn }
         self.hasOnlyColumns = columnIndexes.count == properties.count && !properties.isEmpty
         self.isCollection = properties.map { !$0.isColumn }

@@ -485,7 +485,7 @@ public final class Vault {
         }
         var updatedExisting = false
         let rowID = try withDatabase { db -> Int64 in
-            if let pk = schema.primaryKeyIndex, policy != .error,
+            if policy != .error, let pk = schema.primaryKeyIndex,
                let existing = try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first,
                let rowID = existing[0].int64 {
                 var stored = schema.expand(existing.values.dropFirst())
