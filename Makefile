@@ -1,7 +1,7 @@
 # VaultKit — the two commands of the README quick start, and a few more.
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
 #   make test    install the C libraries if needed, run every test
-#   make bench   encrypted vs plain SQLite, release build
+#   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries
 
 .PHONY: dependencies demo test bench clean
 
@@ -15,7 +15,9 @@ test: dependencies
 	swift test
 
 bench: dependencies
-	swift run -c release vault-bench
+	swift run -c release vault-bench storage
+	swift run -c release vault-bench objects
+	swift run -c release vault-bench queries
 
 clean:
 	rm -rf .build vault-demo
