@@ -48,6 +48,8 @@ final class QPerson: Object {
     @Persisted var metadata: Map<String, String>
     @Persisted var pastAddresses: List<QAddress>
     @Persisted(originProperty: "friends") var friendOf: LinkingObjects<QPerson>
+    /// Not stored: a computed property that reads a stored one.
+    var shoutedName: String { name.uppercased() }
     override class func propertiesMapping() -> [String: String] { ["name": "full_name"] }
 }
 

@@ -68,6 +68,11 @@ struct QueryResultsTests {
             }
             #expect(ids(typed) == expected, "\(format)")
         }
+        // Key paths name @Persisted properties only; a computed one that reads a stored one is refused.
+        let schema = try ObjectSchema.schema(for: QPerson.self)
+        #expect(schema.propertyIndex(forKeyPath: \QPerson.shoutedName) == nil)
+        #expect(schema.propertyIndex(forKeyPath: \QPerson.name).map { schema.properties[$0].name } == "name")
+        #expect(schema.propertyIndex(forKeyPath: \QPerson.pets).map { schema.properties[$0].name } == "pets")
         // The typed pet link compares with a managed object.
         let rex = try #require(vault.object(ofType: QPet.self, forPrimaryKey: 1))
         #expect(ids(people.where { $0.pet == rex }) == [1])

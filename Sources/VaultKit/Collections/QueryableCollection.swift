@@ -63,6 +63,7 @@ extension QueryableCollection {
 }
 
 extension Results: QueryableCollection {
+    /// The results themselves.
     public var results: Results<Element> { self }
 }
 
@@ -76,6 +77,7 @@ extension CollectionBinding {
 }
 
 extension List: QueryableCollection where Element: ObjectBase {
+    /// The list's objects, in list order.
     public var results: Results<Element> {
         guard let binding else { preconditionFailure("Only a managed List can be queried: add its owner to a vault first") }
         return binding.results(of: Element.self)
@@ -83,6 +85,7 @@ extension List: QueryableCollection where Element: ObjectBase {
 }
 
 extension MutableSet: QueryableCollection where Element: Object {
+    /// The set's objects.
     public var results: Results<Element> {
         guard let binding else { preconditionFailure("Only a managed MutableSet can be queried: add its owner to a vault first") }
         return binding.results(of: Element.self)
@@ -90,6 +93,7 @@ extension MutableSet: QueryableCollection where Element: Object {
 }
 
 extension LinkingObjects: QueryableCollection {
+    /// The objects linking here.
     public var results: Results<Element> {
         guard let binding else { preconditionFailure("Only the LinkingObjects of a managed object can be queried") }
         return binding.results(of: Element.self)

@@ -137,14 +137,20 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         return ids
     }
 
+    /// Always 0.
     public var startIndex: Int { 0 }
+    /// The number of objects (a count query unless cached).
     public var endIndex: Int { count }
 
     // Index arithmetic without the default range checks, which read `endIndex`
     // (a count query) on every step of a slice's iteration.
+    /// `i + 1`, without reading `endIndex`.
     public func index(after i: Int) -> Int { i + 1 }
+    /// `i - 1`.
     public func index(before i: Int) -> Int { i - 1 }
+    /// `i + distance`, without reading `endIndex`.
     public func index(_ i: Int, offsetBy distance: Int) -> Int { i + distance }
+    /// `end - start`.
     public func distance(from start: Int, to end: Int) -> Int { end - start }
 
     /// The number of objects, counted in SQL (no object is created).
@@ -163,6 +169,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         return count
     }
 
+    /// Whether there are no objects (a `LIMIT 1` query).
     public var isEmpty: Bool { first == nil }
 
     /// The object at `position`, read with the objects around it (a window of
@@ -328,6 +335,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
             self.rowIDs = rowIDs
         }
 
+        /// The next object, reading the next batch when the current one is used up.
         public mutating func next() -> Element? {
             while batchPosition == batch.count {
                 guard position < rowIDs.count else { return nil }

@@ -100,7 +100,7 @@ public struct Persisted<Value: PersistableValue> {
             let tag = object[keyPath: storageKeyPath].discoveryTag
             if tag != 0 {
                 // A schema prototype: report which property was read (typed queries), change nothing.
-                SchemaDiscovery.recordPrototypeAccess(tag)
+                SchemaDiscovery.recordPrototypeAccess(tag, wrappedKeyPath: wrappedKeyPath)
                 return Value.vaultDefaultValue()
             }
             switch object[keyPath: storageKeyPath].storage {

@@ -127,17 +127,26 @@ public struct Query<T> {
     public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.equal, rhs) }
     /// Not equal.
     public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
+    /// Less than.
     public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    /// Less than or equal.
     public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    /// Greater than.
     public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    /// Greater than or equal.
     public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
 
     /// Two properties compared (the types are checked when the query compiles).
     public static func == <U>(lhs: Query<T>, rhs: Query<U>) -> Query<Bool> { lhs.compare(.equal, rhs) }
+    /// Two properties differ.
     public static func != <U>(lhs: Query<T>, rhs: Query<U>) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
+    /// One property is less than another.
     public static func < <U>(lhs: Query<T>, rhs: Query<U>) -> Query<Bool> { lhs.compare(.less, rhs) }
+    /// One property is less than or equal to another.
     public static func <= <U>(lhs: Query<T>, rhs: Query<U>) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    /// One property is greater than another.
     public static func > <U>(lhs: Query<T>, rhs: Query<U>) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    /// One property is greater than or equal to another.
     public static func >= <U>(lhs: Query<T>, rhs: Query<U>) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
 
     /// Whether the value is one of `values` (`IN`).
@@ -174,8 +183,11 @@ public struct Query<T> {
 // MARK: - Logic
 
 extension Query where T == Bool {
+    /// Both conditions hold (`AND`).
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs) { .and($0, $1) } }
+    /// Either condition holds (`OR`).
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs) { .or($0, $1) } }
+    /// The condition does not hold (`NOT`; an unknown counts as false).
     public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
         do {
             return Query(.predicate(.not(try query.predicate())))

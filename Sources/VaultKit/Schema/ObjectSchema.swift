@@ -316,10 +316,12 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         return indexByConstruction[Int(truncatingIfNeeded: tag ^ seed)]
     }
 
-    /// The property a key path to a `@Persisted` property reads (typed queries).
+    /// The property a key path to a `@Persisted` property names (typed queries);
+    /// nil for anything else, including a computed property that reads one.
     func propertyIndex(forKeyPath keyPath: AnyKeyPath) -> Int? {
-        guard let tag = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }) else { return nil }
-        let construction = Int(truncatingIfNeeded: tag ^ seed)
+        guard let access = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }),
+              access.keyPath == keyPath else { return nil }
+        let construction = Int(truncatingIfNeeded: access.tag ^ seed)
         guard indexByConstruction.indices.contains(construction) else { return nil }
         return indexByConstruction[construction]
     }

@@ -63,6 +63,9 @@ enum SchemaDiscovery {
     /// properties by key path; the prototype's getters report their tag here).
     final class AccessRecord {
         var tag: UInt64?
+        /// The key path of the wrapped property the getter serves (to tell a
+        /// `@Persisted` property from a computed one that reads it).
+        var keyPath: AnyKeyPath?
     }
 
     private static let recordKey: Key = {
@@ -73,20 +76,23 @@ enum SchemaDiscovery {
 
     /// Called by a prototype's getter: notes the property's tag for `recordingAccess`.
     @usableFromInline
-    static func recordPrototypeAccess(_ tag: UInt64) {
+    static func recordPrototypeAccess(_ tag: UInt64, wrappedKeyPath: AnyKeyPath) {
         guard let raw = pthread_getspecific(recordKey.key) else { return }
         let record = Unmanaged<AccessRecord>.fromOpaque(raw).takeUnretainedValue()
-        if record.tag == nil { record.tag = tag }
+        if record.tag == nil {
+            record.tag = tag
+            record.keyPath = wrappedKeyPath
+        }
     }
 
-    /// The tag of the first `@Persisted` property `body` reads on a prototype.
-    static func recordingAccess(_ body: () -> Void) -> UInt64? {
+    /// The tag and wrapped key path of the first `@Persisted` property `body` reads on a prototype.
+    static func recordingAccess(_ body: () -> Void) -> (tag: UInt64, keyPath: AnyKeyPath?)? {
         let record = AccessRecord()
         let previous = pthread_getspecific(recordKey.key)
         pthread_setspecific(recordKey.key, Unmanaged.passUnretained(record).toOpaque())
         withExtendedLifetime(record) { body() }
         pthread_setspecific(recordKey.key, previous)
-        return record.tag
+        return record.tag.map { ($0, record.keyPath) }
     }
 
     /// What discovery learns about one property.
