@@ -392,3 +392,23 @@ struct QueryResultsTests {
         #expect(ids(people.filter("address.city ==[cd] %@", "ZURICH")) == [6])
     }
 }
+
+@Suite("Queries on a read-only vault")
+struct ReadOnlyQueryTests {
+    @Test("reader connections have the query functions: folding, Decimal order and sums, CONTAINS[c]")
+    func readOnlyQueries() throws {
+        let directory = try QueryTestDirectory()
+        let url = directory.url.appendingPathComponent("query.vault")
+        do { _ = try QueryStorage.encryptedFile.open(directory) }
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: Data(repeating: 7, count: 64), readOnly: true)
+        configuration.objectTypes = [QPerson.self, QPet.self, QAddress.self]
+        let vault = try Vault(configuration: configuration)
+        let people = vault.objects(QPerson.self)
+        #expect(people.filter("name CONTAINS[c] 'LOVE'").map(\.id) == [1])
+        #expect(people.filter("name ==[cd] 'emile zola'").map(\.id) == [3])
+        #expect(people.sorted(byKeyPath: "balance").map(\.id) == [3, 4, 2, 1, 6, 5])
+        #expect(people.sum(ofProperty: "balance") as Decimal == QueryFixture.people.map(\.balance).reduce(0, +))
+        #expect(people.where { $0.pets.species == "cat" }.map(\.id) == [1, 4, 5])
+        #expect(try people.filter(#Predicate<QPerson> { $0.age > 60 }).map(\.id) == [2, 3])
+    }
+}
