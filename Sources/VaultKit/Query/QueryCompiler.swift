@@ -87,7 +87,7 @@ struct QueryCompiler {
     struct Scope {
         enum Base {
             case row(ObjectSchema, alias: String)
-            case value(SQLFragment, type: QueryValueType, optional: Bool, name: String)
+            case value(SQLFragment, type: QueryValueType, name: String)
         }
         var root: Base
         var variables: [String: Base] = [:]

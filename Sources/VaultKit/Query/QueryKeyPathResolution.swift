@@ -49,7 +49,7 @@ extension QueryCompiler {
         /// At a to-one link column, not yet joined.
         case link(SQLFragment, target: ObjectSchema)
         /// At a map's entries (side-table alias), waiting for `['key']`, `@allKeys` or `@allValues`.
-        case map(owner: ObjectSchema, property: Property, alias: String)
+        case map(property: Property, alias: String)
         /// At a value.
         case value(SQLFragment, QueryValueType)
     }
@@ -79,7 +79,7 @@ extension QueryCompiler {
         case .row(let schema, let alias):
             cursor = .row(schema, alias: alias)
             if name.isEmpty { name = schema.className }
-        case .value(let expression, let type, _, let valueName):
+        case .value(let expression, let type, let valueName):
             cursor = .value(expression, type)
             if name.isEmpty { name = valueName }
         }
@@ -102,9 +102,9 @@ extension QueryCompiler {
         while let step = steps.popFirst() {
             switch step {
             case .property(let propertyName):
-                if case .map(let owner, let property, let alias) = cursor {
+                if case .map(let property, let alias) = cursor {
                     // `map.key` is not a subscript: read the values' property (map of objects).
-                    cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset)
+                    cursor = try mapValues(property: property, alias: alias, offset: offset)
                 }
                 guard let (schema, alias) = enter(cursor, &self) else {
                     throw QueryError("'\(propertyName)' cannot follow \(name), which is not an object", at: offset)
@@ -136,7 +136,7 @@ extension QueryCompiler {
                     joins.append(Join(table: schema.collectionTableName(for: property), alias: side, inner: "\(side).\"_vk_owner\"", outer: SQLFragment("\(alias).\"_vk_id\"")))
                     switch kind {
                     case .map:
-                        cursor = .map(owner: schema, property: property, alias: side)
+                        cursor = .map(property: property, alias: side)
                     case .list, .set:
                         isToMany = true
                         let value = SQLFragment("\(side).\"value\"")
@@ -152,26 +152,26 @@ extension QueryCompiler {
                     cursor = .value(column, .scalar(property.type))
                 }
             case .mapKey(let key):
-                guard case .map(let owner, let property, let alias) = cursor, let last = joins.indices.last else {
+                guard case .map(let property, let alias) = cursor, let last = joins.indices.last else {
                     throw QueryError("['\(key)'] applies to a Map property; \(name) is not one", at: offset)
                 }
                 joins[last].extra = SQLFragment("\(alias).\"key\" = ?", [.text(key)])
                 name += "['\(key)']"
-                cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset, keyed: true)
+                cursor = try mapValues(property: property, alias: alias, offset: offset)
             case .allKeys:
-                guard case .map(_, _, let alias) = cursor else { throw QueryError("@allKeys applies to a Map property; \(name) is not one", at: offset) }
+                guard case .map(_, let alias) = cursor else { throw QueryError("@allKeys applies to a Map property; \(name) is not one", at: offset) }
                 isToMany = true
                 name += ".@allKeys"
                 cursor = .value(SQLFragment("\(alias).\"key\""), .scalar(.string))
             case .allValues:
-                guard case .map(let owner, let property, let alias) = cursor else { throw QueryError("@allValues applies to a Map property; \(name) is not one", at: offset) }
+                guard case .map(let property, let alias) = cursor else { throw QueryError("@allValues applies to a Map property; \(name) is not one", at: offset) }
                 isToMany = true
                 name += ".@allValues"
-                cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset)
+                cursor = try mapValues(property: property, alias: alias, offset: offset)
             case .count, .min, .max, .sum, .avg:
-                if case .map(let owner, let property, let alias) = cursor {
+                if case .map(let property, let alias) = cursor {
                     isToMany = true
-                    cursor = try mapValues(owner: owner, property: property, alias: alias, offset: offset)
+                    cursor = try mapValues(property: property, alias: alias, offset: offset)
                 }
                 if !isToMany {
                     // `name.@count` / `@size` on a string or Data: its length.
@@ -226,10 +226,10 @@ extension QueryCompiler {
         case .value(let value, let valueType):
             expression = value
             type = valueType
-        case .map(let owner, let property, let alias):
+        case .map(let property, let alias):
             // A map compared directly: its values (ANY).
             isToMany = true
-            guard case .value(let value, let valueType) = try mapValues(owner: owner, property: property, alias: alias, offset: offset) else {
+            guard case .value(let value, let valueType) = try mapValues(property: property, alias: alias, offset: offset) else {
                 guard let target = property.objectClassName else { throw QueryError("unsupported map", at: offset) }
                 expression = SQLFragment("\(alias).\"value\"")
                 type = .link(target)
@@ -249,7 +249,7 @@ extension QueryCompiler {
     }
 
     /// The values of a map whose side table is at `alias` (joining the target for maps of objects).
-    private func mapValues(owner _: ObjectSchema, property: Property, alias: String, offset: Int?, keyed _: Bool = false) throws(QueryError) -> Cursor {
+    private func mapValues(property: Property, alias: String, offset: Int?) throws(QueryError) -> Cursor {
         let value = SQLFragment("\(alias).\"value\"")
         if let target = property.objectClassName {
             return .link(value, target: try schema(named: target, offset: offset))
@@ -304,7 +304,7 @@ extension QueryCompiler {
             let (from, correlation) = Self.fromClause([joins])
             return ResolvedPath(expression: "(SELECT count(*)" + from + " WHERE " + correlation + " AND " + condition + ")", type: .scalar(.int), name: "SUBQUERY(\(resolved.name)).@count")
         case .scalar:
-            inner.variables[variable] = .value(resolved.expression, type: resolved.type, optional: true, name: "$" + variable)
+            inner.variables[variable] = .value(resolved.expression, type: resolved.type, name: "$" + variable)
             let condition = try compile(predicate, in: inner)
             let (from, correlation) = Self.fromClause([resolved.joins])
             return ResolvedPath(expression: "(SELECT count(*)" + from + " WHERE " + correlation + " AND " + condition + ")", type: .scalar(.int), name: "SUBQUERY(\(resolved.name)).@count")
