@@ -36,7 +36,7 @@ let package = Package(
         // The object layer: Realm-style models over the encrypted core.
         .target(
             name: "VaultKit",
-            dependencies: ["VaultCore", "CSQLite"]
+            dependencies: ["VaultCore"]
         ),
 
         // The operator's command-line tool (depends on the storage core only).

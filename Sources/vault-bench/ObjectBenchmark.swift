@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import VaultCore
 import VaultKit
 
 /// The 6-property model of the object benchmark (the storage workloads' row shape).

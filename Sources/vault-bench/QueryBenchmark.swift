@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import VaultCore
 import VaultKit
 
 /// The models of the query benchmark.

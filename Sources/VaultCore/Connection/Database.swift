@@ -165,11 +165,11 @@ public final class Database {
 
     /// A cache key for statements that a layer above builds once per use site
     /// (hashing it is cheaper than hashing the SQL text).
-    public struct StatementKey: Hashable, Sendable {
+    package struct StatementKey: Hashable, Sendable {
         let owner: ObjectIdentifier
         let kind: Int
         /// A key for statement `kind` of `owner` (for example a model class's schema).
-        public init(owner: AnyObject, kind: Int) {
+        package init(owner: AnyObject, kind: Int) {
             self.owner = ObjectIdentifier(owner)
             self.kind = kind
         }
@@ -179,7 +179,7 @@ public final class Database {
 
     /// A prepared statement cached under `key`, prepared from `sql` on first use.
     /// The key's owner must outlive the connection's use of the statement.
-    public func cachedStatement(key: StatementKey, sql: () -> String) throws(VaultError) -> Statement {
+    package func cachedStatement(key: StatementKey, sql: () -> String) throws(VaultError) -> Statement {
         if let statement = keyedStatements[key] { return statement }
         let statement = try makeStatement(sql())
         keyedStatements[key] = statement
@@ -282,7 +282,7 @@ public final class Database {
     /// The underlying `sqlite3*`, for code that calls the SQLite C API directly
     /// (benchmarks, extensions). Do not close it, change `journal_mode`,
     /// `page_size` or the reserve, or use it from another thread.
-    public var sqliteConnection: OpaquePointer { handle }
+    package var sqliteConnection: OpaquePointer { handle }
 
     // MARK: - Settings
 

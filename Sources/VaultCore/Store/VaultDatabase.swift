@@ -34,17 +34,26 @@ import Foundation
 /// - ``checkpoint()``
 /// - ``verify()``
 /// - ``writeCopy(toFile:masterKey:)``
+///
+/// `@unchecked Sendable` is safe because every mutable field is guarded: the
+/// key and the use lock by ``Locked``, the writer by `writerLock`, the reader
+/// pool by `readersCondition`; the rest is immutable after `init`.
 public final class VaultDatabase: @unchecked Sendable {
-    /// The configuration the vault was opened with.
-    public let configuration: Configuration
+    /// The configuration the vault was opened with; after
+    /// ``rotateMasterKey(to:)``, its ``Configuration/masterKey`` is the new key.
+    public var configuration: Configuration {
+        var current = openedConfiguration
+        if current.masterKey != nil { current.masterKey = masterKey.withLock { $0 } }
+        return current
+    }
     /// The file path, or the in-memory name.
     public let path: String
 
+    private let openedConfiguration: Configuration
     private let vfsName: String
     private let immutable: Bool
-    private let keyLock = NSLock()
-    private var masterKey: MasterKey?
-    private var useLock: VaultUseLock?
+    private let masterKey = Locked<MasterKey?>(nil)
+    private let useLock = Locked<VaultUseLock?>(nil)
     // Recursive: a layer above may re-enter the writer on the same thread.
     private let writerLock = NSRecursiveLock()
     private var writer: Database?
@@ -62,24 +71,23 @@ public final class VaultDatabase: @unchecked Sendable {
         try configuration.validate()
         try VaultVFS.register()
         try MemoryVFS.register()
-        self.configuration = configuration
+        self.openedConfiguration = configuration
         switch configuration.storage {
         case .inMemory(let identifier):
             path = MemoryVFS.path(forIdentifier: identifier)
             vfsName = MemoryVFS.name
             immutable = false
-            useLock = nil
-            masterKey = nil
         case .file(let url):
             path = VaultVFS.fullPathname(url.standardizedFileURL.path)
             vfsName = VaultVFS.name
             let key = try configuration.resolveMasterKey()
-            masterKey = key
+            masterKey.withLock { $0 = key }
             let exists = FileManager.default.fileExists(atPath: path)
             if !exists {
                 guard !configuration.readOnly else { throw VaultError.fileNotFound(path: path) }
             }
-            useLock = try VaultUseLock.acquire(vaultPath: path, mode: .shared)
+            let acquired = try VaultUseLock.acquire(vaultPath: path, mode: .shared)
+            useLock.withLock { $0 = acquired }
             if !exists {
                 try VaultCreation.create(at: path, masterKey: key)
             }
@@ -110,49 +118,45 @@ public final class VaultDatabase: @unchecked Sendable {
         idleReaders.removeAll()
         readersCondition.broadcast()
         readersCondition.unlock()
-        keyLock.lock()
-        useLock = nil
-        keyLock.unlock()
+        useLock.withLock { $0 = nil }
     }
 
     // MARK: - Connections
 
     private var openContext: VaultRegistry.OpenContext? {
-        keyLock.lock()
-        defer { keyLock.unlock() }
-        return masterKey.map { VaultRegistry.OpenContext(masterKey: $0, mayCreate: false) }
+        masterKey.withLock { $0 }.map { VaultRegistry.OpenContext(masterKey: $0, mayCreate: false) }
     }
 
     private func openConnection(forWriting: Bool) throws(VaultError) -> Database {
         let isMemory: Bool
-        if case .inMemory = configuration.storage { isMemory = true } else { isMemory = false }
+        if case .inMemory = openedConfiguration.storage { isMemory = true } else { isMemory = false }
         let db = try Database.open(
-            path: path, vfs: vfsName, readOnly: configuration.readOnly,
+            path: path, vfs: vfsName, readOnly: openedConfiguration.readOnly,
             create: isMemory, immutable: immutable, context: isMemory ? nil : openContext)
         try configure(db, isMemory: isMemory, forWriting: forWriting)
         return db
     }
 
     private func configure(_ db: Database, isMemory: Bool, forWriting: Bool) throws(VaultError) {
-        let milliseconds = configuration.busyTimeout.components.seconds * 1000
-            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = openedConfiguration.busyTimeout.components.seconds * 1000
+            + openedConfiguration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(db.handle, Int32(clamping: milliseconds))
         _ = vaultkit_db_config_flag(db.handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
-        try db.execute("PRAGMA cache_size = -\(max(1, configuration.pageCacheSize / 1024))")
-        try db.execute("PRAGMA cache_spill = \(max(1, configuration.spillThreshold / VaultFileHeader.pageSize))")
-        try db.execute("PRAGMA temp_store = \(configuration.temporaryStorage == .memory ? "MEMORY" : "FILE")")
+        try db.execute("PRAGMA cache_size = -\(max(1, openedConfiguration.pageCacheSize / 1024))")
+        try db.execute("PRAGMA cache_spill = \(max(1, openedConfiguration.spillThreshold / VaultFileHeader.pageSize))")
+        try db.execute("PRAGMA temp_store = \(openedConfiguration.temporaryStorage == .memory ? "MEMORY" : "FILE")")
         if !forWriting {
             // Readers never write: a write belongs on the one writer connection.
             try db.execute("PRAGMA query_only = 1")
         }
-        if !configuration.readOnly {
-            try db.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
-            try db.execute("PRAGMA wal_autocheckpoint = \(configuration.walAutocheckpointPages)")
+        if !openedConfiguration.readOnly {
+            try db.execute("PRAGMA synchronous = \(openedConfiguration.synchronous.rawValue)")
+            try db.execute("PRAGMA wal_autocheckpoint = \(openedConfiguration.walAutocheckpointPages)")
         }
         // Reading the schema reads page 1 and recovers the WAL now, so a wrong
         // key or a tampered vault fails here rather than at the first query.
         _ = try db.fetchOne("SELECT count(*) FROM sqlite_schema")
-        if let prepareDatabase = configuration.prepareDatabase {
+        if let prepareDatabase = openedConfiguration.prepareDatabase {
             do {
                 try prepareDatabase(db)
             } catch let error as VaultError {
@@ -184,7 +188,7 @@ public final class VaultDatabase: @unchecked Sendable {
                 readersCondition.unlock()
                 return reader
             }
-            if readerCount < configuration.maximumReaderCount {
+            if readerCount < openedConfiguration.maximumReaderCount {
                 readerCount += 1
                 readersCondition.unlock()
                 do {
@@ -231,7 +235,7 @@ public final class VaultDatabase: @unchecked Sendable {
         writerLock.lock()
         defer { writerLock.unlock() }
         guard let writer else {
-            if configuration.readOnly {
+            if openedConfiguration.readOnly {
                 throw VaultError.readOnly(path: path, detail: "it was opened with readOnly = true")
             }
             throw VaultError.misuse("the vault at \(path) is closed")
@@ -245,11 +249,11 @@ public final class VaultDatabase: @unchecked Sendable {
     /// transactions) without taking the lock for each. Other threads wait in
     /// ``withConnection(_:)`` and ``write(_:)`` meanwhile. Call both on the same thread.
     /// - Throws: ``VaultError/readOnly(path:detail:)`` on a read-only vault.
-    public func borrowWriter() throws(VaultError) -> Database {
+    package func borrowWriter() throws(VaultError) -> Database {
         writerLock.lock()
         guard let writer else {
             writerLock.unlock()
-            if configuration.readOnly {
+            if openedConfiguration.readOnly {
                 throw VaultError.readOnly(path: path, detail: "it was opened with readOnly = true")
             }
             throw VaultError.misuse("the vault at \(path) is closed")
@@ -264,7 +268,7 @@ public final class VaultDatabase: @unchecked Sendable {
     }
 
     /// Ends a ``borrowWriter()`` (on the thread that borrowed it).
-    public func returnWriter(_ writer: Database) {
+    package func returnWriter(_ writer: Database) {
         writer.leave()
         writerLock.unlock()
     }
@@ -272,8 +276,8 @@ public final class VaultDatabase: @unchecked Sendable {
     /// Runs `body` on the writer connection (a reader on read-only vaults)
     /// without opening a transaction: for layers that manage transactions
     /// themselves, like VaultKit's `Vault`.
-    public func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
-        if configuration.readOnly {
+    package func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        if openedConfiguration.readOnly {
             let reader = try checkOutReader()
             defer { checkIn(reader) }
             return try reader.guarded { () throws -> T in try body(reader) }
@@ -294,14 +298,12 @@ public final class VaultDatabase: @unchecked Sendable {
     /// vault is used by this process only (``VaultMaintenance/rotateMasterKey(ofVaultAt:from:to:)``
     /// checks that for offline tools).
     public func rotateMasterKey(to newKey: MasterKey) throws {
-        guard case .file = configuration.storage else {
+        guard case .file = openedConfiguration.storage else {
             throw VaultError.invalidConfiguration("an in-memory vault has no master key")
         }
         guard let currentKey = openContext?.masterKey else { throw VaultError.missingKey(path: path) }
         try write { db in try VaultMaintenance.installMasterKey(on: db, from: currentKey, to: newKey) }
-        keyLock.lock()
-        masterKey = newKey
-        keyLock.unlock()
+        masterKey.withLock { $0 = newKey }
     }
 
     /// Copies the WAL into the database file and truncates the WAL.
@@ -336,7 +338,7 @@ public final class VaultDatabase: @unchecked Sendable {
     /// place only when complete, so `url` never holds a partial vault.
     /// - Throws: ``VaultError/io(path:detail:)`` if `url` exists.
     public func writeCopy(toFile url: URL, masterKey: MasterKey? = nil) throws {
-        guard case .file = configuration.storage else {
+        guard case .file = openedConfiguration.storage else {
             throw VaultError.invalidConfiguration("writeCopy is for on-disk vaults")
         }
         guard let key = masterKey ?? openContext?.masterKey else { throw VaultError.missingKey(path: url.path) }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// The objects that link to this one through a property:
 /// `@Persisted(originProperty: "friends") var friendOf: LinkingObjects<Person>`.
@@ -17,7 +18,7 @@ public final class LinkingObjects<Element: Object>: RandomAccessCollection, Pers
     static var collectionKind: CollectionKind? { nil }
     static var elementType: any PersistableValue.Type { Element.self }
     static func makeManaged(_ binding: CollectionBinding) -> LinkingObjects<Element> { LinkingObjects(binding: binding) }
-    public static func vaultDefaultValue() -> LinkingObjects<Element> { LinkingObjects() }
+    public static func _vaultDefaultValue() -> LinkingObjects<Element> { LinkingObjects() }
     var unmanagedEntries: [(key: String?, value: Any)] { [] }
 
     private var elements: [Element] {

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// An ordered collection property: `@Persisted var friends: List<Person>`.
 ///
@@ -26,7 +27,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     static var collectionKind: CollectionKind? { .list }
     static var elementType: any PersistableValue.Type { Element.self }
     static func makeManaged(_ binding: CollectionBinding) -> List<Element> { List(binding: binding) }
-    public static func vaultDefaultValue() -> List<Element> { List() }
+    public static func _vaultDefaultValue() -> List<Element> { List() }
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 
     /// The vault managing this list, if any.
@@ -76,9 +77,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     public func append(_ element: Element) {
         guard let binding else { storage.append(element); return }
         let encoded = binding.vault.encodeElement(element, property: binding.property)
-        binding.vault.mutateCollection(binding,
-            "INSERT INTO \(binding.table) (\"_vk_owner\", \"_vk_position\", \"value\") VALUES (?1, (SELECT coalesce(max(\"_vk_position\"), -1) + 1 FROM \(binding.table) WHERE \"_vk_owner\" = ?1), ?2)",
-            [.integer(binding.ownerRowID), encoded])
+        binding.vault.mutateCollection(binding, binding.appendToListSQL, [.integer(binding.ownerRowID), encoded])
     }
 
     /// Appends every element of a sequence (Realm's `append(objectsIn:)`).

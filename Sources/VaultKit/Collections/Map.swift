@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// A key type of ``Map``: String, as in Realm.
 public protocol MapKey: Hashable, Comparable {
@@ -29,7 +30,7 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     static var collectionKind: CollectionKind? { .map }
     static var elementType: any PersistableValue.Type { Value.self }
     static func makeManaged(_ binding: CollectionBinding) -> Map<Key, Value> { Map(binding: binding) }
-    public static func vaultDefaultValue() -> Map<Key, Value> { Map() }
+    public static func _vaultDefaultValue() -> Map<Key, Value> { Map() }
     var unmanagedEntries: [(key: String?, value: Any)] { entries.map { ($0.key.mapKeyString, $0.value as Any) } }
 
     /// The vault managing this map, if any.
@@ -75,14 +76,14 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
             return
         }
         let encoded = binding.vault.encodeElement(value, property: binding.property)
-        binding.vault.mutateCollection(binding, "INSERT OR REPLACE INTO \(binding.table) (\"_vk_owner\", \"key\", \"value\") VALUES (?, ?, ?)",
+        binding.vault.mutateCollection(binding, binding.insertEntrySQL,
                                        [.integer(binding.ownerRowID), .text(key.mapKeyString), encoded])
     }
 
     /// Removes `key` (Realm's `removeObject(for:)`).
     public func removeObject(for key: Key) {
         guard let binding else { storage[key] = nil; return }
-        binding.vault.mutateCollection(binding, "DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ? AND \"key\" = ?",
+        binding.vault.mutateCollection(binding, binding.deleteMapKeySQL,
                                        [.integer(binding.ownerRowID), .text(key.mapKeyString)])
     }
 
@@ -97,7 +98,7 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     /// Removes every key.
     public func removeAll() {
         guard let binding else { storage = [:]; return }
-        binding.vault.mutateCollection(binding, "DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ?", [.integer(binding.ownerRowID)])
+        binding.vault.mutateCollection(binding, binding.deleteAllEntriesSQL, [.integer(binding.ownerRowID)])
     }
 
     /// Sets every key of `other` (later values win).

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// An unordered collection of distinct elements: `@Persisted var tags: MutableSet<String>`.
 ///
@@ -15,7 +16,7 @@ public final class MutableSet<Element: PersistableValue>: Sequence, PersistableC
     static var collectionKind: CollectionKind? { .set }
     static var elementType: any PersistableValue.Type { Element.self }
     static func makeManaged(_ binding: CollectionBinding) -> MutableSet<Element> { MutableSet(binding: binding) }
-    public static func vaultDefaultValue() -> MutableSet<Element> { MutableSet() }
+    public static func _vaultDefaultValue() -> MutableSet<Element> { MutableSet() }
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 
     /// The vault managing this set, if any.
@@ -34,7 +35,7 @@ public final class MutableSet<Element: PersistableValue>: Sequence, PersistableC
             if let manager = object.manager { return AnyHashable("\(manager.schema.className)#\(manager.rowID)") }
             return AnyHashable(ObjectIdentifier(object))
         }
-        return AnyHashable(element.vaultEncoded)
+        return AnyHashable(element._vaultEncoded)
     }
 
     public var count: Int { elements.count }
@@ -54,7 +55,7 @@ public final class MutableSet<Element: PersistableValue>: Sequence, PersistableC
             return
         }
         let encoded = binding.vault.encodeElement(element, property: binding.property)
-        binding.vault.mutateCollection(binding, "INSERT OR IGNORE INTO \(binding.table) (\"_vk_owner\", \"value\") VALUES (?, ?)", [.integer(binding.ownerRowID), encoded])
+        binding.vault.mutateCollection(binding, binding.insertEntrySQL, [.integer(binding.ownerRowID), encoded])
     }
 
     /// Adds every element of a sequence.
@@ -70,13 +71,13 @@ public final class MutableSet<Element: PersistableValue>: Sequence, PersistableC
             return
         }
         let encoded = binding.vault.encodeElement(element, property: binding.property)
-        binding.vault.mutateCollection(binding, "DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ? AND \"value\" IS ?", [.integer(binding.ownerRowID), encoded])
+        binding.vault.mutateCollection(binding, binding.deleteSetValueSQL, [.integer(binding.ownerRowID), encoded])
     }
 
     /// Removes every element.
     public func removeAll() {
         guard let binding else { storage = []; return }
-        binding.vault.mutateCollection(binding, "DELETE FROM \(binding.table) WHERE \"_vk_owner\" = ?", [.integer(binding.ownerRowID)])
+        binding.vault.mutateCollection(binding, binding.deleteAllEntriesSQL, [.integer(binding.ownerRowID)])
     }
 
     /// Adds every element of `other`.

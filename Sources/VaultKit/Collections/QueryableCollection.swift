@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// A collection of objects that can be queried like ``Results``: `List`,
 /// `MutableSet` and `LinkingObjects` of objects, and `Results` itself.

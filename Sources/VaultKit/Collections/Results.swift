@@ -22,6 +22,8 @@ import VaultCore
 public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
     /// The vault the objects are in (Realm's `realm`).
     public let vault: Vault
+    /// Everything the results read goes through this.
+    let reader: ObjectReader
     let schema: ObjectSchema
     let definition: ResultsDefinition
     let compiled: CompiledResults
@@ -29,13 +31,14 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition = ResultsDefinition()) throws(QueryError) {
         self.vault = vault
+        self.reader = ObjectReader(vault: vault)
         self.schema = schema
         self.definition = definition
-        self.compiled = try CompiledResults(vault: vault, schema: schema, definition: definition)
+        self.compiled = try CompiledResults(reader: reader, schema: schema, definition: definition)
         if !definition.predicates.isEmpty || !definition.sort.isEmpty || !definition.distinct.isEmpty {
             // Prepared now (and kept in the statement cache for the first read),
             // so SQLite's objections surface here as a thrown error.
-            try vault.prepareQuery(compiled.idQuery.sql, className: schema.className)
+            try reader.prepare(compiled.idQuery.sql, className: schema.className)
         }
     }
 
@@ -57,7 +60,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     }
 
     /// Whether the class has no table (a read-only vault written without it).
-    private var isAbsent: Bool { vault.isAbsent(schema.className) }
+    private var isAbsent: Bool { reader.isAbsent(schema.className) }
 
     // MARK: Querying
 
@@ -127,12 +130,9 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The row ids in order, computed once per vault content version.
     func rowIDs() -> [Int64] {
         if isAbsent { return [] }
-        if cache.version == vault.contentVersion, let ids = cache.rowIDs { return ids }
-        let sql = compiled.idQuery
-        let ids = vault.query { db in
-            try db.cachedStatement(sql.sql).fetchAll(sql.bindings).compactMap { $0[0].int64 }
-        }
-        cache.reset(for: vault.contentVersion)
+        if cache.version == reader.version, let ids = cache.rowIDs { return ids }
+        let ids = reader.rowIDs(compiled.idQuery)
+        cache.reset(for: reader.version)
         cache.rowIDs = ids
         return ids
     }
@@ -156,15 +156,13 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The number of objects, counted in SQL (no object is created).
     public var count: Int {
         if isAbsent { return 0 }
-        if cache.version == vault.contentVersion {
+        if cache.version == reader.version {
             if let ids = cache.rowIDs { return ids.count }
             if let count = cache.count { return count }
         }
         guard let sql = compiled.countQuery else { return rowIDs().count }
-        let count = vault.query { db in
-            Int(try db.cachedStatement(sql.sql).fetchAll(sql.bindings).first?[0].int64 ?? 0)
-        }
-        if cache.version != vault.contentVersion { cache.reset(for: vault.contentVersion) }
+        let count = reader.count(sql)
+        if cache.version != reader.version { cache.reset(for: reader.version) }
         cache.count = count
         return count
     }
@@ -175,7 +173,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The object at `position`, read with the objects around it (a window of
     /// rows), so reading neighbouring positions runs no further query.
     public subscript(position: Int) -> Element {
-        if cache.version == vault.contentVersion, let object = cache.window(at: position) as? Element { return object }
+        if cache.version == reader.version, let object = cache.window(at: position) as? Element { return object }
         precondition(position >= 0, "Index \(position) is out of bounds")
         // Far from the start, OFFSET would rescan for every window: read the ids once instead.
         loadWindow(position..<(position + ResultsCache.windowSize), byOffset: position <= ResultsCache.offsetLimit)
@@ -189,7 +187,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// (`LIMIT bounds.count OFFSET bounds.lowerBound`).
     public subscript(bounds: Range<Int>) -> Slice<Results<Element>> {
         precondition(bounds.lowerBound >= 0, "Range \(bounds) is out of bounds")
-        if !bounds.isEmpty && !(cache.version == vault.contentVersion && cache.window(at: bounds.lowerBound) != nil && cache.window(at: bounds.upperBound - 1) != nil) {
+        if !bounds.isEmpty && !(cache.version == reader.version && cache.window(at: bounds.lowerBound) != nil && cache.window(at: bounds.upperBound - 1) != nil) {
             loadWindow(bounds, byOffset: true)
             precondition(cache.window(at: bounds.upperBound - 1) != nil, "Range \(bounds) is out of bounds (count \(count))")
         }
@@ -199,7 +197,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// Reads the objects at `range` (or as many as exist) into the window cache:
     /// by id when the ids are known (or `byOffset` is false), else with LIMIT/OFFSET.
     private func loadWindow(_ range: Range<Int>, byOffset: Bool) {
-        if cache.version != vault.contentVersion { cache.reset(for: vault.contentVersion) }
+        if cache.version != reader.version { cache.reset(for: reader.version) }
         if isAbsent { cache.setWindow(start: range.lowerBound, objects: []); return }
         let objects: [ObjectBase]
         if let ids = cache.rowIDs ?? (compiled.pageQuery == nil || !byOffset ? rowIDs() : nil) {
@@ -207,9 +205,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
             let slice = Array(ids[Swift.min(range.lowerBound, ids.count)..<Swift.min(range.upperBound, ids.count)])
             objects = fetch(rowIDs: slice)
         } else if let page = compiled.pageQuery {
-            objects = vault.query { db in
-                try vault.materializeRows(schema, try db.cachedStatement(page.sql), page.bindings + [.integer(Int64(range.count)), .integer(Int64(range.lowerBound))])
-            }
+            objects = reader.objects(schema, page, arguments: [.integer(Int64(range.count)), .integer(Int64(range.lowerBound))])
         } else {
             objects = []
         }
@@ -218,40 +214,21 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// Managed objects for `ids`, in that order (ids no longer present are skipped).
     func fetch(rowIDs ids: [Int64]) -> [ObjectBase] {
-        guard !ids.isEmpty else { return [] }
-        var objects: [ObjectBase] = []
-        var start = 0
-        while start < ids.count {
-            // Bounded IN lists keep under SQLite's variable limit.
-            let chunk = Array(ids[start..<Swift.min(start + 500, ids.count)])
-            start += chunk.count
-            let placeholders = chunk.map { _ in "?" }.joined(separator: ", ")
-            let rows = vault.query { db in
-                try vault.materializeRows(schema, try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))"), chunk.map { DatabaseValue.integer($0) })
-            }
-            var byID: [Int64: ObjectBase] = [:]
-            for object in rows { if let id = object.manager?.rowID { byID[id] = object } }
-            objects += chunk.compactMap { byID[$0] }
-        }
-        return objects
+        reader.objects(schema, rowIDs: ids)
     }
 
     /// The first object in order, fetched with LIMIT 1.
     public var first: Element? {
         if isAbsent { return nil }
         guard let page = compiled.pageQuery else { return rowIDs().first.flatMap { fetch(rowIDs: [$0]).first as? Element } }
-        return vault.query { db in
-            try vault.materializeRows(schema, try db.cachedStatement(page.sql), page.bindings + [.integer(1), .integer(0)])
-        }.first as? Element
+        return reader.objects(schema, page, arguments: [.integer(1), .integer(0)]).first as? Element
     }
 
     /// The last object in order, fetched with LIMIT 1 in reverse order.
     public var last: Element? {
         if isAbsent { return nil }
         guard let page = compiled.reversePageQuery else { return rowIDs().last.flatMap { fetch(rowIDs: [$0]).first as? Element } }
-        return vault.query { db in
-            try vault.materializeRows(schema, try db.cachedStatement(page.sql), page.bindings + [.integer(1), .integer(0)])
-        }.first as? Element
+        return reader.objects(schema, page, arguments: [.integer(1), .integer(0)]).first as? Element
     }
 
     /// The position of `object`, if it is in the results.
@@ -275,28 +252,28 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The smallest value of a property (numbers, dates, Decimal), or nil when there are no objects.
     public func min<T: PersistableValue>(ofProperty property: String) -> T? {
-        aggregate(.min, property).flatMap { T.vaultDecode($0) }
+        aggregate(.min, property).flatMap { T._vaultDecode($0) }
     }
 
     /// The largest value of a property, or nil when there are no objects.
     public func max<T: PersistableValue>(ofProperty property: String) -> T? {
-        aggregate(.max, property).flatMap { T.vaultDecode($0) }
+        aggregate(.max, property).flatMap { T._vaultDecode($0) }
     }
 
     /// The sum of a numeric property (0 when there are no objects).
     public func sum<T: PersistableValue>(ofProperty property: String) -> T {
         let value = aggregate(.sum, property) ?? .integer(0)
-        if let decoded = T.vaultDecode(value) { return decoded }
-        if T.vaultPropertyType == .int, let double = value.double, let decoded = T.vaultDecode(.integer(Int64(double))) { return decoded }
+        if let decoded = T._vaultDecode(value) { return decoded }
+        if T._vaultPropertyType == .int, let double = value.double, let decoded = T._vaultDecode(.integer(Int64(double))) { return decoded }
         preconditionFailure("The sum of \(schema.className).\(property) is not a \(T.self)")
     }
 
     /// The average of a numeric property, or nil when there are no objects.
     public func average<T: PersistableValue>(ofProperty property: String) -> T? {
         guard let value = aggregate(.avg, property) else { return nil }
-        if let decoded = T.vaultDecode(value) { return decoded }
-        if T.vaultPropertyType == .int, let double = value.double { return T.vaultDecode(.integer(Int64(double.rounded()))) }
-        if T.vaultPropertyType == .decimal, let double = value.double { return T.vaultDecode(.text("\(double)")) }
+        if let decoded = T._vaultDecode(value) { return decoded }
+        if T._vaultPropertyType == .int, let double = value.double { return T._vaultDecode(.integer(Int64(double.rounded()))) }
+        if T._vaultPropertyType == .decimal, let double = value.double { return T._vaultDecode(.text("\(double)")) }
         return nil
     }
 
@@ -305,11 +282,11 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         if isAbsent { return step == .sum ? .integer(0) : .none }
         let sql: SQLFragment
         do {
-            sql = try compiled.aggregateQuery(step, property, vault: vault, schema: schema)
+            sql = try compiled.aggregateQuery(step, property, reader: reader, schema: schema)
         } catch {
             preconditionFailure(error.description)
         }
-        let value = vault.query { db in try db.cachedStatement(sql.sql).fetchAll(sql.bindings).first?[0] } ?? .null
+        let value = reader.value(sql)
         return value.isNull ? .none : value
     }
 
@@ -341,13 +318,9 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
                 guard position < rowIDs.count else { return nil }
                 let ids = Array(rowIDs[position..<Swift.min(position + Self.batchSize, rowIDs.count)])
                 position += ids.count
-                let schema = results.schema
-                let vault = results.vault
                 if results.definition.isPlainTable, let low = ids.first, let high = ids.last {
                     // Row-id order: one range scan reads the batch sequentially.
-                    let objects = vault.query { db in
-                        try vault.materializeRows(schema, try schema.statement(.selectRange, on: db), [.integer(low), .integer(high)])
-                    }
+                    let objects = results.reader.objects(results.schema, rowIDsFrom: low, through: high)
                     var byID: [Int64: Element] = [:]
                     for object in objects {
                         if let element = object as? Element, let id = element.manager?.rowID { byID[id] = element }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 extension ObjectBase {
     /// An unmanaged object whose properties come from `value`: a dictionary of

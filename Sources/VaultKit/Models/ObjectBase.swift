@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// The root of every model class; subclass ``Object`` or ``EmbeddedObject``.
 ///
@@ -88,17 +89,17 @@ open class EmbeddedObject: ObjectBase {
 }
 
 extension EmbeddedObject: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .object }
-    public static var vaultLinkTarget: ObjectBase.Type? { self }
-    public static func vaultDefaultValue() -> Self { Self() }
-    public static func vaultDecode(_ value: DatabaseValue) -> Self? { nil }   // resolved by the vault
-    public var vaultEncoded: DatabaseValue { manager.map { .integer($0.rowID) } ?? .null }
+    public static var _vaultPropertyType: PropertyType { .object }
+    public static var _vaultLinkTarget: ObjectBase.Type? { self }
+    public static func _vaultDefaultValue() -> Self { Self() }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Self? { nil }   // resolved by the vault
+    public var _vaultEncoded: DatabaseValue { manager.map { .integer($0.rowID) } ?? .null }
 }
 
 extension Object: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .object }
-    public static var vaultLinkTarget: ObjectBase.Type? { self }
-    public static func vaultDefaultValue() -> Self { Self() }
-    public static func vaultDecode(_ value: DatabaseValue) -> Self? { nil }   // links are resolved by the vault
-    public var vaultEncoded: DatabaseValue { manager.map { .integer($0.rowID) } ?? .null }
+    public static var _vaultPropertyType: PropertyType { .object }
+    public static var _vaultLinkTarget: ObjectBase.Type? { self }
+    public static func _vaultDefaultValue() -> Self { Self() }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Self? { nil }   // links are resolved by the vault
+    public var _vaultEncoded: DatabaseValue { manager.map { .integer($0.rowID) } ?? .null }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// A 12-byte unique identifier, as in MongoDB and Realm: a 4-byte big-endian
 /// timestamp (seconds), 5 random bytes fixed per process, and a 3-byte counter.
@@ -14,12 +15,12 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible,
     public let bytes: [UInt8]
 
     private static let processRandom: [UInt8] = (0..<5).map { _ in UInt8.random(in: 0...255) }
-    private static let counter = LockedCounter(start: UInt32.random(in: 0...0xFFFFFF))
+    private static let counter = Locked(UInt32.random(in: 0...0xFFFFFF))
 
     /// A new identifier for the current time.
     public static func generate() -> ObjectId {
         let seconds = UInt32(truncatingIfNeeded: Int(Date().timeIntervalSince1970))
-        let count = counter.next() & 0xFFFFFF
+        let count = counter.withLock { value in value &+= 1; return value } & 0xFFFFFF
         var bytes: [UInt8] = [UInt8(seconds >> 24), UInt8(seconds >> 16 & 0xFF), UInt8(seconds >> 8 & 0xFF), UInt8(seconds & 0xFF)]
         bytes += processRandom
         bytes += [UInt8(count >> 16), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
@@ -72,17 +73,5 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible,
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(stringValue)
-    }
-}
-
-/// A thread-safe counter for ObjectId generation.
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: UInt32
-    init(start: UInt32) { value = start }
-    func next() -> UInt32 {
-        lock.lock(); defer { lock.unlock() }
-        value &+= 1
-        return value
     }
 }

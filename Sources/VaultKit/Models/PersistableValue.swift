@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// How a property is stored: its column type and, for links, its target.
 public enum PropertyType: String, Sendable, Equatable, Codable {
@@ -22,24 +23,27 @@ public enum PropertyType: String, Sendable, Equatable, Codable {
 /// an `Object` subclass (as an optional to-one link), and the optional of each.
 ///
 /// You do not conform your own types to it, except through ``PersistableEnum``.
+/// Its requirements are underscored: they are the storage layer's witnesses
+/// (how a value becomes a column), not API for apps, and stay out of
+/// autocompletion on every `String` and `Int`.
 public protocol PersistableValue {
     /// The stored type.
-    static var vaultPropertyType: PropertyType { get }
+    static var _vaultPropertyType: PropertyType { get }
     /// Whether `nil` is a value of this type.
-    static var vaultIsOptional: Bool { get }
+    static var _vaultIsOptional: Bool { get }
     /// The value of a property declared without an initial value.
-    static func vaultDefaultValue() -> Self
+    static func _vaultDefaultValue() -> Self
     /// The value for a stored column value, or `nil` if it cannot be one.
-    static func vaultDecode(_ value: DatabaseValue) -> Self?
+    static func _vaultDecode(_ value: DatabaseValue) -> Self?
     /// The column value that stores `self`.
-    var vaultEncoded: DatabaseValue { get }
+    var _vaultEncoded: DatabaseValue { get }
     /// The linked class, for links.
-    static var vaultLinkTarget: ObjectBase.Type? { get }
+    static var _vaultLinkTarget: ObjectBase.Type? { get }
 }
 
 extension PersistableValue {
-    public static var vaultIsOptional: Bool { false }
-    public static var vaultLinkTarget: ObjectBase.Type? { nil }
+    public static var _vaultIsOptional: Bool { false }
+    public static var _vaultLinkTarget: ObjectBase.Type? { nil }
 }
 
 /// The collection kinds a property can be.
@@ -50,20 +54,20 @@ public enum CollectionKind: String, Sendable, Codable {
 // MARK: - Scalars
 
 extension Bool: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .bool }
-    public static func vaultDefaultValue() -> Bool { false }
-    public static func vaultDecode(_ value: DatabaseValue) -> Bool? { value.int64.map { $0 != 0 } }
-    public var vaultEncoded: DatabaseValue { .integer(self ? 1 : 0) }
+    public static var _vaultPropertyType: PropertyType { .bool }
+    public static func _vaultDefaultValue() -> Bool { false }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Bool? { value.int64.map { $0 != 0 } }
+    public var _vaultEncoded: DatabaseValue { .integer(self ? 1 : 0) }
 }
 
 /// Integers of every width store as SQLite integers.
 public protocol PersistableInteger: PersistableValue, FixedWidthInteger {}
 
 extension PersistableInteger {
-    public static var vaultPropertyType: PropertyType { .int }
-    public static func vaultDefaultValue() -> Self { 0 }
-    public static func vaultDecode(_ value: DatabaseValue) -> Self? { value.int64.flatMap { Self(exactly: $0) } }
-    public var vaultEncoded: DatabaseValue { .integer(Int64(self)) }
+    public static var _vaultPropertyType: PropertyType { .int }
+    public static func _vaultDefaultValue() -> Self { 0 }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Self? { value.int64.flatMap { Self(exactly: $0) } }
+    public var _vaultEncoded: DatabaseValue { .integer(Int64(self)) }
 }
 
 extension Int: PersistableInteger {}
@@ -73,79 +77,79 @@ extension Int32: PersistableInteger {}
 extension Int64: PersistableInteger {}
 
 extension Float: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .float }
-    public static func vaultDefaultValue() -> Float { 0 }
-    public static func vaultDecode(_ value: DatabaseValue) -> Float? { value.double.map { Float($0) } }
-    public var vaultEncoded: DatabaseValue { .real(Double(self)) }
+    public static var _vaultPropertyType: PropertyType { .float }
+    public static func _vaultDefaultValue() -> Float { 0 }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Float? { value.double.map { Float($0) } }
+    public var _vaultEncoded: DatabaseValue { .real(Double(self)) }
 }
 
 extension Double: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .double }
-    public static func vaultDefaultValue() -> Double { 0 }
-    public static func vaultDecode(_ value: DatabaseValue) -> Double? { value.double }
-    public var vaultEncoded: DatabaseValue { .real(self) }
+    public static var _vaultPropertyType: PropertyType { .double }
+    public static func _vaultDefaultValue() -> Double { 0 }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Double? { value.double }
+    public var _vaultEncoded: DatabaseValue { .real(self) }
 }
 
 extension String: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .string }
-    public static func vaultDefaultValue() -> String { "" }
-    public static func vaultDecode(_ value: DatabaseValue) -> String? { value.string }
-    public var vaultEncoded: DatabaseValue { .text(self) }
+    public static var _vaultPropertyType: PropertyType { .string }
+    public static func _vaultDefaultValue() -> String { "" }
+    public static func _vaultDecode(_ value: DatabaseValue) -> String? { value.string }
+    public var _vaultEncoded: DatabaseValue { .text(self) }
 }
 
 extension Data: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .data }
-    public static func vaultDefaultValue() -> Data { Data() }
-    public static func vaultDecode(_ value: DatabaseValue) -> Data? { value.data }
-    public var vaultEncoded: DatabaseValue { .blob(self) }
+    public static var _vaultPropertyType: PropertyType { .data }
+    public static func _vaultDefaultValue() -> Data { Data() }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Data? { value.data }
+    public var _vaultEncoded: DatabaseValue { .blob(self) }
 }
 
 extension Date: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .date }
-    public static func vaultDefaultValue() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
+    public static var _vaultPropertyType: PropertyType { .date }
+    public static func _vaultDefaultValue() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
     // timeIntervalSinceReferenceDate is Date's own storage: the Double round-trips exactly.
-    public static func vaultDecode(_ value: DatabaseValue) -> Date? { value.double.map { Date(timeIntervalSinceReferenceDate: $0) } }
-    public var vaultEncoded: DatabaseValue { .real(timeIntervalSinceReferenceDate) }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Date? { value.double.map { Date(timeIntervalSinceReferenceDate: $0) } }
+    public var _vaultEncoded: DatabaseValue { .real(timeIntervalSinceReferenceDate) }
 }
 
 extension UUID: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .uuid }
-    public static func vaultDefaultValue() -> UUID { UUID() }
-    public static func vaultDecode(_ value: DatabaseValue) -> UUID? {
+    public static var _vaultPropertyType: PropertyType { .uuid }
+    public static func _vaultDefaultValue() -> UUID { UUID() }
+    public static func _vaultDecode(_ value: DatabaseValue) -> UUID? {
         guard let data = value.data, data.count == 16 else { return nil }
         let b = [UInt8](data)
         return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
-    public var vaultEncoded: DatabaseValue { .blob(withUnsafeBytes(of: uuid) { Data($0) }) }
+    public var _vaultEncoded: DatabaseValue { .blob(withUnsafeBytes(of: uuid) { Data($0) }) }
 }
 
 extension Decimal: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .decimal }
-    public static func vaultDefaultValue() -> Decimal { 0 }
+    public static var _vaultPropertyType: PropertyType { .decimal }
+    public static func _vaultDefaultValue() -> Decimal { 0 }
     // The canonical string round-trips every Decimal exactly.
-    public static func vaultDecode(_ value: DatabaseValue) -> Decimal? { value.string.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } }
-    public var vaultEncoded: DatabaseValue { .text(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX"))) }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Decimal? { value.string.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } }
+    public var _vaultEncoded: DatabaseValue { .text(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX"))) }
 }
 
 extension ObjectId: PersistableValue {
-    public static var vaultPropertyType: PropertyType { .objectId }
-    public static func vaultDefaultValue() -> ObjectId { .generate() }
-    public static func vaultDecode(_ value: DatabaseValue) -> ObjectId? { value.data.flatMap { ObjectId(bytes: [UInt8]($0)) } }
-    public var vaultEncoded: DatabaseValue { .blob(Data(bytes)) }
+    public static var _vaultPropertyType: PropertyType { .objectId }
+    public static func _vaultDefaultValue() -> ObjectId { .generate() }
+    public static func _vaultDecode(_ value: DatabaseValue) -> ObjectId? { value.data.flatMap { ObjectId(bytes: [UInt8]($0)) } }
+    public var _vaultEncoded: DatabaseValue { .blob(Data(bytes)) }
 }
 
 // MARK: - Optionals
 
 extension Optional: PersistableValue where Wrapped: PersistableValue {
-    public static var vaultPropertyType: PropertyType { Wrapped.vaultPropertyType }
-    public static var vaultIsOptional: Bool { true }
-    public static var vaultLinkTarget: ObjectBase.Type? { Wrapped.vaultLinkTarget }
-    public static func vaultDefaultValue() -> Wrapped? { nil }
-    public static func vaultDecode(_ value: DatabaseValue) -> Wrapped?? {
+    public static var _vaultPropertyType: PropertyType { Wrapped._vaultPropertyType }
+    public static var _vaultIsOptional: Bool { true }
+    public static var _vaultLinkTarget: ObjectBase.Type? { Wrapped._vaultLinkTarget }
+    public static func _vaultDefaultValue() -> Wrapped? { nil }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Wrapped?? {
         if value.isNull { return .some(nil) }
-        return Wrapped.vaultDecode(value).map { .some($0) }
+        return Wrapped._vaultDecode(value).map { .some($0) }
     }
-    public var vaultEncoded: DatabaseValue { self?.vaultEncoded ?? .null }
+    public var _vaultEncoded: DatabaseValue { self?._vaultEncoded ?? .null }
 }
 
 // MARK: - Enums
@@ -161,11 +165,11 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
 public protocol PersistableEnum: PersistableValue, RawRepresentable, CaseIterable where RawValue: PersistableValue {}
 
 extension PersistableEnum {
-    public static var vaultPropertyType: PropertyType { RawValue.vaultPropertyType }
-    public static func vaultDefaultValue() -> Self {
+    public static var _vaultPropertyType: PropertyType { RawValue._vaultPropertyType }
+    public static func _vaultDefaultValue() -> Self {
         guard let first = allCases.first else { preconditionFailure("PersistableEnum \(Self.self) has no cases") }
         return first
     }
-    public static func vaultDecode(_ value: DatabaseValue) -> Self? { RawValue.vaultDecode(value).flatMap { Self(rawValue: $0) } }
-    public var vaultEncoded: DatabaseValue { rawValue.vaultEncoded }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Self? { RawValue._vaultDecode(value).flatMap { Self(rawValue: $0) } }
+    public var _vaultEncoded: DatabaseValue { rawValue._vaultEncoded }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 #if canImport(Glibc)
 import Glibc
@@ -101,13 +102,13 @@ public struct Persisted<Value: PersistableValue> {
             if tag != 0 {
                 // A schema prototype: report which property was read (typed queries), change nothing.
                 SchemaDiscovery.recordPrototypeAccess(tag, wrappedKeyPath: wrappedKeyPath)
-                return Value.vaultDefaultValue()
+                return Value._vaultDefaultValue()
             }
             switch object[keyPath: storageKeyPath].storage {
             case .value(let value):
                 return value
             case .typeDefault:
-                let value = Value.vaultDefaultValue()
+                let value = Value._vaultDefaultValue()
                 object[keyPath: storageKeyPath].storage = .value(value)
                 return value
             }

@@ -31,8 +31,8 @@ final class CompiledResults {
     /// The same in reverse order (for `last`).
     private(set) lazy var reversePageQuery: SQLFragment? = isDistinct ? nil : "SELECT \(columns)" + fromWhere + reverseOrder + " LIMIT ? OFFSET ?"
 
-    init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition) throws(QueryError) {
-        var compiler = QueryCompiler(lookup: { [weak vault] name in vault?.schema(named: name) })
+    init(reader: ObjectReader, schema: ObjectSchema, definition: ResultsDefinition) throws(QueryError) {
+        var compiler = QueryCompiler(lookup: reader.schema(named:))
         let scope = QueryCompiler.Scope(root: .row(schema, alias: "t0"))
         var from: SQLFragment
         var conditions: [SQLFragment] = []
@@ -103,8 +103,8 @@ final class CompiledResults {
     }
 
     /// `SELECT <aggregate>(property)` over the results' objects.
-    func aggregateQuery(_ step: KeyPathStep, _ keyPath: String, vault: Vault, schema: ObjectSchema) throws(QueryError) -> SQLFragment {
-        var compiler = QueryCompiler(lookup: { [weak vault] name in vault?.schema(named: name) })
+    func aggregateQuery(_ step: KeyPathStep, _ keyPath: String, reader: ObjectReader, schema: ObjectSchema) throws(QueryError) -> SQLFragment {
+        var compiler = QueryCompiler(lookup: reader.schema(named:))
         let resolved = try compiler.resolveSingleValue(keyPath, in: QueryCompiler.Scope(root: .row(schema, alias: "t0")), purpose: step.text)
         guard case .scalar(let type) = resolved.type else { throw QueryError("\(step.text) needs a value property") }
         let numeric: Set<PropertyType> = [.int, .float, .double, .decimal]

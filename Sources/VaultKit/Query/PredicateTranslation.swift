@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 // Foundation's `#Predicate` accepted by `filter`: its expression tree is
 // walked (each supported expression type conforms to `PredicateTranslatable`)

@@ -411,9 +411,9 @@ struct QueryCompiler {
             case (.string, .string(let s)): return .text(s)
             case (.data, .data(let d)): return .blob(d)
             case (.data, .string(let s)): return .blob(Data(s.utf8))
-            case (.date, .date(let d)): return d.vaultEncoded
-            case (.uuid, .uuid(let u)): return u.vaultEncoded
-            case (.objectId, .objectId(let o)): return o.vaultEncoded
+            case (.date, .date(let d)): return d._vaultEncoded
+            case (.uuid, .uuid(let u)): return u._vaultEncoded
+            case (.objectId, .objectId(let o)): return o._vaultEncoded
             default: throw mismatch()
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// Parses Realm's query language (the NSPredicate format subset Realm
 /// accepts, plus `ALL`) into a ``QueryPredicate``, substituting arguments.

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 // The one query tree that string queries, typed `where` queries and
 // `#Predicate` all become; `QueryCompiler` turns it into parameterised SQL.

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// Options for typed string comparisons (`[c]`, `[d]` in the string form).
 public struct StringOptions: OptionSet, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// A typed query: the same language as the string form, checked by the
 /// compiler, built with key paths.

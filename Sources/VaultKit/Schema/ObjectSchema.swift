@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// One stored property of a model class.
 public struct Property: Sendable, Equatable, CustomStringConvertible {
@@ -98,14 +99,14 @@ struct PropertyAccessor: @unchecked Sendable {
         }
         // Decided once per property, not per read.
         let isCollection = Value.self is any PersistableCollection.Type
-        let isLink = Value.vaultPropertyType == .object
+        let isLink = Value._vaultPropertyType == .object
         readUnmanaged = { object in
             let storage = pointer(object)
             let value: Value
             switch storage.pointee.storage {
             case .value(let current): value = current
             case .typeDefault:
-                value = Value.vaultDefaultValue()
+                value = Value._vaultDefaultValue()
                 storage.pointee.storage = .value(value)
             }
             if isCollection, let collection = value as? any PersistableCollection {
@@ -114,17 +115,17 @@ struct PropertyAccessor: @unchecked Sendable {
             if isLink {
                 return .link((value as Any) as? ObjectBase)
             }
-            return .column(value.vaultEncoded)
+            return .column(value._vaultEncoded)
         }
         assignUnmanaged = { object, newValue in
-            if Value.self is any PersistableCollection.Type, let collection = Value.vaultDefaultValue() as? any PersistableCollection {
+            if Value.self is any PersistableCollection.Type, let collection = Value._vaultDefaultValue() as? any PersistableCollection {
                 // Collections take arrays (maps: dictionaries) of elements.
                 guard let newValue, collection.assignUnmanaged(from: newValue), let value = collection as? Value else { return false }
                 pointer(object).pointee.storage = .value(value)
                 return true
             }
             if newValue == nil || newValue is NSNull {
-                guard Value.vaultIsOptional, let empty = Value.vaultDecode(.null) else { return false }
+                guard Value._vaultIsOptional, let empty = Value._vaultDecode(.null) else { return false }
                 pointer(object).pointee.storage = .value(empty)
                 return true
             }
@@ -132,15 +133,15 @@ struct PropertyAccessor: @unchecked Sendable {
             pointer(object).pointee.storage = .value(value)
             return true
         }
-        decodeBoxed = { stored in Value.vaultDecode(stored) }
+        decodeBoxed = { stored in Value._vaultDecode(stored) }
         if let collectionType = Value.self as? any PersistableCollection.Type {
             decodeElement = { stored in collectionType.decodeElementBoxed(stored) }
         } else {
             decodeElement = { _ in nil }
         }
         encodeBoxed = { value in
-            if value == nil || value is NSNull { return Value.vaultIsOptional ? .null : nil }
-            return (value as? Value)?.vaultEncoded
+            if value == nil || value is NSNull { return Value._vaultIsOptional ? .null : nil }
+            return (value as? Value)?._vaultEncoded
         }
     }
 }
@@ -216,15 +217,15 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
             let isBacklink = collectionType != nil && collectionKind == nil
             var linkTarget: String?
             var isEmbeddedLink = false
-            if valueType.vaultPropertyType == .object {
-                guard let target = valueType.vaultLinkTarget else {
+            if valueType._vaultPropertyType == .object {
+                guard let target = valueType._vaultLinkTarget else {
                     throw .invalidModel(className: className, property: name, reason: "unsupported link type")
                 }
                 isEmbeddedLink = target is EmbeddedObject.Type
-                if collectionType == nil && !valueType.vaultIsOptional {
+                if collectionType == nil && !valueType._vaultIsOptional {
                     throw .invalidModel(className: className, property: name, reason: "to-one links must be optional (declare it as \(String(describing: target))?)")
                 }
-                if (collectionKind == .list || collectionKind == .set) && valueType.vaultIsOptional {
+                if (collectionKind == .list || collectionKind == .set) && valueType._vaultIsOptional {
                     throw .invalidModel(className: className, property: name, reason: "lists and sets of objects cannot hold nil")
                 }
                 if collectionKind == .set && isEmbeddedLink {
@@ -245,7 +246,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
                 guard !isEmbedded else {
                     throw .invalidModel(className: className, property: name, reason: "embedded objects cannot have a primary key")
                 }
-                guard [.int, .string, .objectId, .uuid].contains(valueType.vaultPropertyType) else {
+                guard [.int, .string, .objectId, .uuid].contains(valueType._vaultPropertyType) else {
                     throw .invalidModel(className: className, property: name, reason: "a primary key must be an Int, String, ObjectId or UUID (or an optional of one)")
                 }
                 guard !properties.contains(where: \.isPrimaryKey) else {
@@ -254,12 +255,12 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
             }
             indexByConstruction[found.constructionIndex] = properties.count
             properties.append(Property(
-                name: name, storedName: storedName, type: valueType.vaultPropertyType, isOptional: valueType.vaultIsOptional,
+                name: name, storedName: storedName, type: valueType._vaultPropertyType, isOptional: valueType._vaultIsOptional,
                 isPrimaryKey: found.options.primaryKey, isIndexed: found.options.primaryKey || found.options.indexed,
                 objectClassName: linkTarget, collectionKind: collectionKind, originProperty: found.options.originProperty,
                 isEmbeddedLink: isEmbeddedLink))
             accessors.append(Self.makeAccessor(valueType, offset: found.offset))
-            linkTypes.append(valueType.vaultLinkTarget)
+            linkTypes.append(valueType._vaultLinkTarget)
         }
         for name in mapping.keys where !properties.contains(where: { $0.name == name }) {
             throw .invalidModel(className: className, property: name, reason: "propertiesMapping() names a property that is not @Persisted")
@@ -332,30 +333,18 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: Cache
 
-    private static let cache = LockedSchemas()
+    private static let cache = Locked<[ObjectIdentifier: ObjectSchema]>([:])
 
     /// The schema of `type`, discovered on first use.
     static func schema(for type: ObjectBase.Type) throws(VaultObjectError) -> ObjectSchema {
-        if let cached = cache.get(type) { return cached }
+        let key = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        // Discovered outside the lock (it builds prototypes); the first to finish wins.
         let schema = try ObjectSchema(type: type)
-        return cache.insert(schema, for: type)
-    }
-}
-
-/// The process-wide schema cache.
-private final class LockedSchemas: @unchecked Sendable {
-    private let lock = NSLock()
-    private var schemas: [ObjectIdentifier: ObjectSchema] = [:]
-
-    func get(_ type: ObjectBase.Type) -> ObjectSchema? {
-        lock.lock(); defer { lock.unlock() }
-        return schemas[ObjectIdentifier(type)]
-    }
-
-    func insert(_ schema: ObjectSchema, for type: ObjectBase.Type) -> ObjectSchema {
-        lock.lock(); defer { lock.unlock() }
-        if let existing = schemas[ObjectIdentifier(type)] { return existing }
-        schemas[ObjectIdentifier(type)] = schema
-        return schema
+        return cache.withLock { schemas in
+            if let existing = schemas[key] { return existing }
+            schemas[key] = schema
+            return schema
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 #if canImport(Glibc)
 import Glibc

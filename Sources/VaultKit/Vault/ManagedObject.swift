@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// A managed object's link to its row: the vault, the schema, the row id, and
 /// the row's values cached for the vault's current content version.
@@ -46,9 +47,9 @@ final class ManagedObject {
     @inlinable
     func read<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
         // The common case, inlined into the app's getter: a scalar from the cached row.
-        if !schema.isCollection[index] && Value.vaultPropertyType != .object {
+        if !schema.isCollection[index] && Value._vaultPropertyType != .object {
             ensureFresh()
-            if let value = Value.vaultDecode(values[index]) { return value }
+            if let value = Value._vaultDecode(values[index]) { return value }
         }
         return readSlowPath(Value.self, at: index)
     }
@@ -57,19 +58,19 @@ final class ManagedObject {
     func readSlowPath<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
         if schema.isCollection[index], let collectionType = Value.self as? any PersistableCollection.Type {
             let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: rowID, propertyIndex: index)
-            guard let collection = (collectionType.makeManaged(binding) as Any) as? Value else { return Value.vaultDefaultValue() }
+            guard let collection = (collectionType.makeManaged(binding) as Any) as? Value else { return Value._vaultDefaultValue() }
             return collection
         }
         ensureFresh()
         let stored = values[index]
-        if Value.vaultPropertyType == .object {
+        if Value._vaultPropertyType == .object {
             guard let rowID = stored.int64, let target = schema.properties[index].objectClassName,
                   let object = vault.object(className: target, rowID: rowID), let value = (object as Any) as? Value else {
-                return Value.vaultDefaultValue()
+                return Value._vaultDefaultValue()
             }
             return value
         }
-        guard let value = Value.vaultDecode(stored) else {
+        guard let value = Value._vaultDecode(stored) else {
             vault.failRead(VaultObjectError.invalidValue(className: schema.className, property: schema.properties[index].name, reason: "the stored value is not a \(Value.self)"), "reading")
         }
         return value
@@ -91,10 +92,10 @@ final class ManagedObject {
             return
         }
         let encoded: DatabaseValue
-        if Value.vaultPropertyType == .object {
+        if Value._vaultPropertyType == .object {
             encoded = vault.storedReference(to: (newValue as Any) as? ObjectBase)
         } else {
-            encoded = newValue.vaultEncoded
+            encoded = newValue._vaultEncoded
         }
         if property.isPrimaryKey && encoded != values[index] {
             vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a primary key cannot be changed once the object is stored"))

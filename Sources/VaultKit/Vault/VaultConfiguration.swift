@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 extension Vault {
     /// Where a vault lives, how it is encrypted, and which classes it stores —
@@ -18,9 +19,38 @@ extension Vault {
         public var inMemoryIdentifier: String? {
             didSet { if inMemoryIdentifier != nil { fileURL = nil } }
         }
-        /// The 64-byte master key. Every on-disk vault is encrypted: a `nil`
-        /// key with no ``keyStore`` is an error (unlike Realm, where nil meant unencrypted).
-        public var encryptionKey: Data?
+        /// The 64-byte master key, as Realm takes it. Every on-disk vault is
+        /// encrypted: a `nil` key with no ``keyStore`` is an error (unlike Realm,
+        /// where nil meant unencrypted).
+        ///
+        /// Setting it copies the bytes into a ``MasterKey`` (guarded memory,
+        /// wiped when the last configuration holding it goes); the configuration
+        /// keeps no `Data`. Swift cannot wipe the caller's `Data`: prefer
+        /// ``masterKey`` (for example from a ``KeyStore``). Reading it returns a
+        /// copy. A key that is not 64 bytes long is reported when the vault opens.
+        public var encryptionKey: Data? {
+            get { masterKey.map { key in key.withUnsafeBytes { Data($0) } } }
+            set {
+                guard let newValue else {
+                    masterKey = nil
+                    invalidKeyLength = nil
+                    return
+                }
+                do {
+                    masterKey = try MasterKey(bytes: newValue)
+                    invalidKeyLength = nil
+                } catch {
+                    masterKey = nil
+                    invalidKeyLength = newValue.count
+                }
+            }
+        }
+        /// The master key, held in guarded memory from here to the VFS.
+        public var masterKey: MasterKey? {
+            didSet { if masterKey != nil { invalidKeyLength = nil } }
+        }
+        /// The length of an `encryptionKey` that could not be a key (thrown at open).
+        private var invalidKeyLength: Int?
         /// Or load the key from a keystore…
         public var keyStore: (any KeyStore)?
         /// …under this identifier.
@@ -45,11 +75,11 @@ extension Vault {
                     deleteVaultIfMigrationNeeded: Bool = false, objectTypes: [ObjectBase.Type]? = nil) {
             self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
             self.inMemoryIdentifier = inMemoryIdentifier
-            self.encryptionKey = encryptionKey
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
             self.deleteVaultIfMigrationNeeded = deleteVaultIfMigrationNeeded
             self.objectTypes = objectTypes
+            self.encryptionKey = encryptionKey   // through the setter: copied into a MasterKey
         }
 
         /// `default.vault` in the application-support directory.
@@ -59,12 +89,13 @@ extension Vault {
             return base.appendingPathComponent("default.vault")
         }
 
-        private static let defaultStorage = DefaultConfigurationStorage()
+        private static let defaultStorage = Locked(Configuration())
 
-        /// The configuration `Vault()` uses. Set it once at launch.
+        /// The configuration `Vault()` uses. Set it once at launch. (It holds
+        /// the key as a ``MasterKey``, never as plain `Data`.)
         public static var defaultConfiguration: Configuration {
-            get { defaultStorage.get() }
-            set { defaultStorage.set(newValue) }
+            get { defaultStorage.withLock { $0 } }
+            set { defaultStorage.withLock { $0 = newValue } }
         }
 
         /// The storage-core configuration for this vault.
@@ -76,8 +107,11 @@ extension Vault {
             }
             guard let fileURL else { throw VaultError.invalidConfiguration("set fileURL or inMemoryIdentifier") }
             var configuration: VaultDatabase.Configuration
-            if let encryptionKey {
-                configuration = VaultDatabase.Configuration(fileURL: fileURL, masterKey: try MasterKey(bytes: encryptionKey))
+            if let invalidKeyLength {
+                throw VaultError.invalidKey("a master key must be exactly \(MasterKey.byteCount) bytes; the encryptionKey has \(invalidKeyLength)")
+            }
+            if let masterKey {
+                configuration = VaultDatabase.Configuration(fileURL: fileURL, masterKey: masterKey)
             } else if let keyStore, let keyIdentifier {
                 configuration = VaultDatabase.Configuration(fileURL: fileURL, keyStore: keyStore, keyIdentifier: keyIdentifier)
             } else {
@@ -90,14 +124,8 @@ extension Vault {
     }
 }
 
-/// Class metatypes are not Sendable; the list is immutable once set.
+/// Class metatypes are not Sendable; this is safe because the list is
+/// immutable once set and a metatype has no mutable state of its own.
 private struct ObjectTypeList: @unchecked Sendable {
     let types: [ObjectBase.Type]
-}
-
-private final class DefaultConfigurationStorage: @unchecked Sendable {
-    private let lock = NSLock()
-    private var configuration = Vault.Configuration()
-    func get() -> Vault.Configuration { lock.lock(); defer { lock.unlock() }; return configuration }
-    func set(_ value: Vault.Configuration) { lock.lock(); configuration = value; lock.unlock() }
 }

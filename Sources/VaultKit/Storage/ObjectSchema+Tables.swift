@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// The SQL of a class's table (see the storage-mapping essay in Vault.swift).
 extension ObjectSchema {

@@ -1,0 +1,74 @@
+import Foundation
+import VaultCore
+
+/// The read side of a vault, as a `Results` sees it: the one collaborator a
+/// `Results` (and its compiled query) reads through, instead of reaching into
+/// `Vault` for connections, caches and object construction.
+///
+/// Everything it returns is at the vault's current ``version``: a `Results`
+/// keeps its caches for one version and drops them when the version moves
+/// (a write through the vault, or a refresh that took in another commit).
+struct ObjectReader {
+    let vault: Vault
+
+    /// The vault's content version: cached rows and counts are valid while it stays put.
+    var version: UInt64 { vault.contentVersion }
+
+    /// Whether a class has no table (a read-only vault written without it): such results are empty.
+    func isAbsent(_ className: String) -> Bool { vault.isAbsent(className) }
+
+    /// The schema of a class of this vault, by name (for compiling key paths through links).
+    func schema(named className: String) -> ObjectSchema? { vault.schema(named: className) }
+
+    /// Prepares a compiled query now, so that SQLite's objections are a thrown ``QueryError``.
+    func prepare(_ sql: String, className: String) throws(QueryError) {
+        try vault.prepareQuery(sql, className: className)
+    }
+
+    /// The row ids a query selects, in order.
+    func rowIDs(_ query: SQLFragment) -> [Int64] {
+        vault.query { db in try db.cachedStatement(query.sql).fetchAll(query.bindings).compactMap { $0[0].int64 } }
+    }
+
+    /// The single integer a `count(*)` query returns.
+    func count(_ query: SQLFragment) -> Int {
+        vault.query { db in Int(try db.cachedStatement(query.sql).fetchAll(query.bindings).first?[0].int64 ?? 0) }
+    }
+
+    /// The single value an aggregate query returns (`.null` for none).
+    func value(_ query: SQLFragment) -> DatabaseValue {
+        vault.query { db in try db.cachedStatement(query.sql).fetchAll(query.bindings).first?[0] } ?? .null
+    }
+
+    /// Managed objects for a query whose columns are `_vk_id` then the class's
+    /// columns (`arguments` follow the query's own bindings: LIMIT, OFFSET).
+    func objects(_ schema: ObjectSchema, _ query: SQLFragment, arguments: [DatabaseValue] = []) -> [ObjectBase] {
+        vault.query { db in try vault.materializeRows(schema, try db.cachedStatement(query.sql), query.bindings + arguments) }
+    }
+
+    /// Managed objects for `ids`, in that order (ids no longer present are skipped).
+    func objects(_ schema: ObjectSchema, rowIDs ids: [Int64]) -> [ObjectBase] {
+        guard !ids.isEmpty else { return [] }
+        var objects: [ObjectBase] = []
+        var start = 0
+        while start < ids.count {
+            // Bounded IN lists keep under SQLite's variable limit.
+            let chunk = Array(ids[start..<Swift.min(start + 500, ids.count)])
+            start += chunk.count
+            let placeholders = chunk.map { _ in "?" }.joined(separator: ", ")
+            let rows = vault.query { db in
+                try vault.materializeRows(schema, try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))"), chunk.map { DatabaseValue.integer($0) })
+            }
+            var byID: [Int64: ObjectBase] = [:]
+            for object in rows { if let id = object.manager?.rowID { byID[id] = object } }
+            objects += chunk.compactMap { byID[$0] }
+        }
+        return objects
+    }
+
+    /// Managed objects whose row ids lie in `low...high`, in row-id order: one
+    /// range scan (the fast path for iterating a whole class).
+    func objects(_ schema: ObjectSchema, rowIDsFrom low: Int64, through high: Int64) -> [ObjectBase] {
+        vault.query { db in try vault.materializeRows(schema, try schema.statement(.selectRange, on: db), [.integer(low), .integer(high)]) }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import VaultCore
+
+/// Write transactions (one writer connection held from begin to commit or
+/// cancel), the deferred error of a write, and taking in other commits.
+extension Vault {
+    // MARK: - Transactions
+
+    /// Whether a write transaction is open.
+    public var isInWriteTransaction: Bool { writeDepth > 0 }
+
+    /// Runs `block` in a write transaction and commits it; rolls back and
+    /// rethrows if `block` throws or any operation inside it failed.
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        try beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            cancelWrite()
+            throw error
+        }
+        try commitWrite()
+        return result
+    }
+
+    /// Opens a write transaction (`BEGIN IMMEDIATE`), first taking in other connections' commits.
+    ///
+    /// The vault keeps the writer connection for the whole transaction (one
+    /// lock, not one per operation); commit or cancel it on the same thread.
+    /// Unavailable from async code: an `await` between `beginWrite()` and
+    /// `commitWrite()` may resume on another thread while the lock is held.
+    @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
+    public func beginWrite() throws {
+        guard !isInWriteTransaction else { throw VaultObjectError.alreadyInWriteTransaction }
+        let writer = try database.borrowWriter()
+        do {
+            try writer.execute("BEGIN IMMEDIATE TRANSACTION")
+        } catch {
+            database.returnWriter(writer)
+            throw error
+        }
+        borrowedWriter = writer
+        borrowingThread = currentThreadIdentifier()
+        writeDepth = 1
+        deferredError = nil
+        refreshIfChanged()
+    }
+
+    /// Runs `body` on the connection: the writer this vault holds during a
+    /// write transaction, otherwise whatever `VaultDatabase` lends.
+    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        if let borrowedWriter, borrowingThread == currentThreadIdentifier() { return try body(borrowedWriter) }
+        return try database.withConnection(body)
+    }
+
+
+    /// Gives the writer back at the end of a write transaction.
+    private func returnBorrowedWriter() {
+        guard let writer = borrowedWriter else { return }
+        precondition(borrowingThread == currentThreadIdentifier(), "A write transaction must end on the thread that began it (Vault at \(path))")
+        borrowedWriter = nil
+        database.returnWriter(writer)
+    }
+
+    /// Commits the open write transaction, or rolls it back and throws the first
+    /// error an operation inside it recorded.
+    @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
+    public func commitWrite() throws {
+        guard isInWriteTransaction else { throw VaultObjectError.notInWriteTransaction("commitWrite()") }
+        if let error = deferredError {
+            cancelWrite()
+            throw error
+        }
+        do {
+            try withDatabase { db in try db.execute("COMMIT TRANSACTION") }
+        } catch {
+            cancelWrite()
+            throw error
+        }
+        writeDepth = 0
+        dataVersion = (try? currentDataVersion()) ?? dataVersion
+        returnBorrowedWriter()
+    }
+
+    /// Rolls back the open write transaction; objects read afterwards show the stored values.
+    @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
+    public func cancelWrite() {
+        guard isInWriteTransaction else { return }
+        _ = try? withDatabase { db in try db.execute("ROLLBACK TRANSACTION") }
+        returnBorrowedWriter()
+        writeDepth = 0
+        deferredError = nil
+        contentVersion &+= 1
+    }
+
+    /// Records the first error of the current write; `commitWrite` throws it.
+    func deferError(_ error: Error) {
+        if deferredError == nil { deferredError = error }
+    }
+
+    /// Whether an operation of the current write failed already (later ones are skipped).
+    var hasDeferredError: Bool { deferredError != nil }
+
+    /// Marks every cached value stale.
+    func bumpContentVersion() { contentVersion &+= 1 }
+
+    /// Traps outside a write (a programmer error, as in Realm); false when an earlier operation of this write failed.
+    func requireWrite(_ operation: String) -> Bool {
+        guard isInWriteTransaction else {
+            preconditionFailure("\(operation) needs a write transaction: wrap it in vault.write { … }")
+        }
+        return deferredError == nil
+    }
+
+    /// Takes in commits made by other connections or processes since the last look.
+    public func refresh() {
+        refreshIfChanged()
+    }
+
+    /// Drops cached values; managed objects reload on their next read.
+    public func invalidate() {
+        contentVersion &+= 1
+    }
+
+    func currentDataVersion() throws -> Int64 {
+        try withDatabase { db in try db.fetchOne("PRAGMA data_version")?[0].int64 ?? 0 }
+    }
+
+    /// Bumps the content version if another connection committed.
+    func refreshIfChanged() {
+        guard let current = try? currentDataVersion() else { return }
+        if current != dataVersion {
+            dataVersion = current
+            contentVersion &+= 1
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import VaultCore
+
+/// Adding, updating and deleting objects inside a write transaction. The
+/// setters and collections of managed objects write through here too.
+extension Vault {
+    // MARK: - Adding
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to); the
+    /// object becomes managed. With a primary key, `update` says what happens
+    /// when the key exists already.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        guard requireWrite("add(_:)") else { return }
+        do {
+            _ = try insertOrUpdate(object, policy: update)
+        } catch {
+            deferError(error)
+        }
+    }
+
+    /// Adds each object of a sequence.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        for object in objects { add(object, update: update) }
+    }
+
+    /// Creates an object of `type` from a dictionary of property values (public
+    /// names) or another object, adds it and returns it.
+    ///
+    /// When updating an existing object from a dictionary, only the keys given
+    /// are written (as in Realm); `add(_:update:)` compares every property.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        let object = T()
+        object.assignValues(from: value)
+        guard requireWrite("create(_:value:update:)") else { return object }
+        var only: Set<String>?
+        if let dictionary = value as? [String: Any?] { only = Set(dictionary.keys) }
+        else if let dictionary = value as? [String: Any] { only = Set(dictionary.keys) }
+        do {
+            _ = try insertOrUpdate(object, policy: update, onlyProperties: only)
+        } catch {
+            deferError(error)
+        }
+        return object
+    }
+
+    /// The stored value of a link to `object`: an object is added first if
+    /// unmanaged; an embedded object is stored as a new row owned by the caller.
+    func storedReference(to object: ObjectBase?) -> DatabaseValue {
+        guard let object else { return .null }
+        do {
+            if let object = object as? Object {
+                return .integer(try insertOrUpdate(object, policy: .modified))
+            }
+            return .integer(try insertEmbedded(object))
+        } catch {
+            deferError(error)
+            return .null
+        }
+    }
+
+    /// Stores an unmanaged embedded object as a new row.
+    private func insertEmbedded(_ object: ObjectBase) throws -> Int64 {
+        let schema = schema(for: type(of: object))
+        if object.manager != nil {
+            throw VaultObjectError.invalidValue(className: schema.className, property: "", reason: "an embedded object has exactly one owner; assign a new object (for example \(schema.className)(value: existing)) instead of a managed one")
+        }
+        return try insertRow(object, schema: schema, policy: .error, onlyProperties: nil)
+    }
+
+    /// Stores `object`; returns its row id.
+    private func insertOrUpdate(_ object: Object, policy: UpdatePolicy, onlyProperties: Set<String>? = nil) throws -> Int64 {
+        let schema = schema(for: type(of: object))
+        if let manager = object.manager {
+            guard manager.vault === self || manager.vault.path == path else { throw VaultObjectError.wrongVault(className: schema.className) }
+            guard !manager.isDeleted else { throw VaultObjectError.invalidatedObject(className: schema.className) }
+            return manager.rowID
+        }
+        return try insertRow(object, schema: schema, policy: policy, onlyProperties: onlyProperties)
+    }
+
+    /// Inserts (or, with a primary key and an update policy, updates) the row of
+    /// an unmanaged object and its collections; the object becomes managed.
+    private func insertRow(_ object: ObjectBase, schema: ObjectSchema, policy: UpdatePolicy, onlyProperties: Set<String>?) throws -> Int64 {
+        var values = [DatabaseValue](repeating: .null, count: schema.properties.count)
+        var collections: [(index: Int, entries: [(key: String?, value: Any)])] = []
+        for (index, accessor) in schema.accessors.enumerated() {
+            switch accessor.readUnmanaged(object) {
+            case .column(let value): values[index] = value
+            case .link(let target): values[index] = storedReference(to: target)
+            case .collection(let entries):
+                if schema.properties[index].collectionKind != nil { collections.append((index, entries)) }
+            }
+        }
+        for (index, entries) in collections where schema.properties[index].collectionKind == .map {
+            for case let (key?, _) in entries {
+                if let reason = Map<String, Int>.invalidKeyReason(key) {
+                    throw VaultObjectError.invalidValue(className: schema.className, property: schema.properties[index].name, reason: reason)
+                }
+            }
+        }
+        var updatedExisting = false
+        let rowID = try withDatabase { db -> Int64 in
+            if policy != .error, let pk = schema.primaryKeyIndex,
+               let existing = try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first,
+               let rowID = existing[0].int64 {
+                var stored = schema.expand(existing.values.dropFirst())
+                let changed = schema.columnIndexes.filter { index in
+                    guard index != pk else { return false }
+                    if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { return false }
+                    return policy == .all || stored[index] != values[index]
+                }
+                if !changed.isEmpty {
+                    try db.execute(schema.updateSQL(columns: changed), arguments: changed.map { values[$0] } + [.integer(rowID)])
+                }
+                for index in changed { stored[index] = values[index] }
+                values = stored
+                updatedExisting = true
+                return rowID
+            }
+            do {
+                try schema.statement(.insert, on: db).execute(schema.hasOnlyColumns ? values : schema.columnIndexes.map { values[$0] })
+            } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
+                let key = schema.primaryKeyIndex.map { Self.describe(values[$0]) } ?? "?"
+                throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
+            }
+            return db.lastInsertedRowID
+        }
+        for (index, entries) in collections {
+            if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { continue }
+            let binding = CollectionBinding(vault: self, owner: schema, ownerRowID: rowID, propertyIndex: index)
+            let encoded = entries.map { (key: $0.key, value: encodeElement($0.value, property: schema.properties[index])) }
+            storeCollection(binding, entries: encoded, replacing: updatedExisting)
+        }
+        contentVersion &+= 1
+        object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
+        return rowID
+    }
+
+    private static func describe(_ value: DatabaseValue) -> String {
+        switch value {
+        case .integer(let v): "\(v)"
+        case .text(let v): "'\(v)'"
+        case .blob(let v): v.count == 12 ? (ObjectId(bytes: [UInt8](v))?.stringValue ?? "blob") : "blob(\(v.count) bytes)"
+        default: "\(value)"
+        }
+    }
+
+    func updateColumn(_ schema: ObjectSchema, rowID: Int64, property: Property, value: DatabaseValue) {
+        guard deferredError == nil else { return }
+        do {
+            try withDatabase { db in
+                try db.execute(schema.updateSQL(columns: [schema.index(ofProperty: property.name) ?? 0]), arguments: [value, .integer(rowID)])
+            }
+            contentVersion &+= 1
+        } catch {
+            deferError(error)
+        }
+    }
+
+    // MARK: - Deleting
+
+    /// Deletes a managed object; links to it become nil. The object keeps its
+    /// last values and reports `isInvalidated`.
+    public func delete(_ object: ObjectBase) {
+        guard requireWrite("delete(_:)") else { return }
+        guard let manager = object.manager, manager.vault.path == path else {
+            deferError(VaultObjectError.invalidValue(className: String(describing: type(of: object)), property: "", reason: "only managed objects of this vault can be deleted"))
+            return
+        }
+        guard !manager.isDeleted else { return }
+        do {
+            try withDatabase { db in
+                try manager.schema.statement(.delete, on: db).execute([.integer(manager.rowID)])
+            }
+            manager.markDeleted()
+            contentVersion &+= 1
+        } catch {
+            deferError(error)
+        }
+    }
+
+    /// Deletes every object of a sequence (a `Results`, an array…).
+    public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
+        for object in Array(objects) { delete(object) }
+    }
+
+    /// Deletes every object of every class in the vault.
+    public func deleteAll() {
+        guard requireWrite("deleteAll()") else { return }
+        do {
+            try withDatabase { db in
+                for row in try db.fetchAll(SystemTables.selectClassNamesSQL) {
+                    if let name = row[0].string { try db.execute(SystemTables.deleteAllSQL(className: name)) }
+                }
+            }
+            contentVersion &+= 1
+        } catch {
+            deferError(error)
+        }
+    }
+}
