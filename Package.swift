@@ -67,14 +67,26 @@ let package = Package(
             dependencies: ["VaultCore"]
         ),
 
+        // Test support shared by every test target (temporary directories,
+        // helper executables, small fixtures): one module, no copies.
+        .target(
+            name: "VaultTestSupport",
+            dependencies: ["VaultCore"],
+            path: "Tests/VaultTestSupport"
+        ),
         .testTarget(
             name: "VaultCoreTests",
-            dependencies: ["VaultCore", "CSQLite", "CSodium", "VaultTestHelper", "vault"],
+            dependencies: ["VaultCore", "CSQLite", "CSodium", "VaultTestHelper", "VaultTestSupport"],
             exclude: ["Fixtures"]
+        ),
+        // The `vault` tool, run as a child process.
+        .testTarget(
+            name: "VaultCommandLineTests",
+            dependencies: ["VaultCore", "vault", "VaultTestSupport"]
         ),
         .testTarget(
             name: "VaultKitTests",
-            dependencies: ["VaultKit"]
+            dependencies: ["VaultKit", "VaultTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

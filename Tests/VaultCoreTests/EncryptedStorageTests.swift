@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultCore
 
 @Suite("Encrypted storage: no plaintext reaches the disk")

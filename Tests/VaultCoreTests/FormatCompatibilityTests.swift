@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultCore
 
 /// The repository root, from this file's path.

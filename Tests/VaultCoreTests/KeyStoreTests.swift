@@ -1,16 +1,11 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultCore
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-func fileMode(_ path: String) -> UInt16 {
-    var status = stat()
-    stat(path, &status)
-    return UInt16(status.st_mode & 0o7777)
-}
 
 @Suite("FileKeyStore")
 struct KeyStoreTests {

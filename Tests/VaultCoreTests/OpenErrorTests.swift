@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultCore
 
 @Suite("Opening: wrong keys and files that are not vaults")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultCore
 
 /// A vault snapshot (database file, optional WAL) and the rows it must read back as.

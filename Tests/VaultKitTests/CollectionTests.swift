@@ -1,16 +1,17 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultKit
 
 let socialTypes: [ObjectBase.Type] = [User.self, Post.self, Comment.self, Tag.self, Address.self]
 
 @Suite("Collections, embedded objects and backlinks")
 struct CollectionTests {
-    let scratch: Scratch
-    init() throws { scratch = try Scratch() }
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory() }
 
-    @Test("lists: append, insert, move, remove, replace, removeAll; objects and values", arguments: Mode.allCases)
-    func lists(mode: Mode) throws {
+    @Test("lists: append, insert, move, remove, replace, removeAll; objects and values", arguments: StorageMode.writable)
+    func lists(mode: StorageMode) throws {
         let vault = try Vault(configuration: configuration(mode, scratch, types: socialTypes))
         let ada = User(handle: "ada"), grace = User(handle: "grace"), alan = User(handle: "alan")
         ada.following.append(grace)                 // unmanaged list: added with ada
@@ -38,8 +39,8 @@ struct CollectionTests {
         #expect(vault.objects(User.self).count == 3, "removing from a list deletes no object")
     }
 
-    @Test("sets: distinct values, union, intersection, subtraction", arguments: Mode.allCases)
-    func sets(mode: Mode) throws {
+    @Test("sets: distinct values, union, intersection, subtraction", arguments: StorageMode.writable)
+    func sets(mode: StorageMode) throws {
         let vault = try Vault(configuration: configuration(mode, scratch, types: socialTypes))
         let user = User(handle: "u")
         user.interests.insert("swift")
@@ -66,8 +67,8 @@ struct CollectionTests {
         #expect(tag.posts.count == 1, "many-to-many backlink")
     }
 
-    @Test("maps: set, update, remove, merge, key rules, optional values", arguments: Mode.allCases)
-    func maps(mode: Mode) throws {
+    @Test("maps: set, update, remove, merge, key rules, optional values", arguments: StorageMode.writable)
+    func maps(mode: StorageMode) throws {
         let vault = try Vault(configuration: configuration(mode, scratch, types: socialTypes))
         let user = User(handle: "m")
         user.metadata["theme"] = "dark"
@@ -97,8 +98,8 @@ struct CollectionTests {
         #expect(user.metadata.keys == ["lang", "tz"], "the failed writes changed nothing")
     }
 
-    @Test("embedded objects: stored with the owner, deleted with it or when replaced", arguments: Mode.allCases)
-    func embedded(mode: Mode) throws {
+    @Test("embedded objects: stored with the owner, deleted with it or when replaced", arguments: StorageMode.writable)
+    func embedded(mode: StorageMode) throws {
         let vault = try Vault(configuration: configuration(mode, scratch, types: socialTypes))
         let user = User(handle: "e")
         user.address = Address(value: ["street": "1 Main St", "city": "Oslo", "country": "NO"])

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultKit
 
 @Suite("Foundation #Predicate translated to the same queries as strings")
 struct PredicateTests {
-    @Test("Each #Predicate gives the same results as its string form", arguments: QueryStorage.allCases)
-    func sameResults(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("Each #Predicate gives the same results as its string form", arguments: StorageMode.allCases)
+    func sameResults(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         let limit = 30
         let pairs: [(String, [Any?], Predicate<QPerson>)] = [
@@ -57,8 +58,8 @@ struct PredicateTests {
 
     @Test("What #Predicate can say but a query cannot is a clear error")
     func unsupported() throws {
-        let directory = try QueryTestDirectory()
-        let vault = try QueryStorage.inMemory.open(directory)
+        let directory = try TemporaryDirectory()
+        let vault = try StorageMode.inMemory.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         #expect(throws: QueryError.self) { _ = try people.filter(#Predicate<QPerson> { $0.age + 1 > 3 }) }
         #expect(throws: QueryError.self) { _ = try people.filter(#Predicate<QPerson> { $0.scores.first == 1 }) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultKit
 
 // Models and a fixed data set for the query tests. Every property kind a
@@ -177,31 +178,9 @@ enum QueryFixture {
 }
 
 /// A temporary directory removed when the value is released.
-final class QueryTestDirectory {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("vaultkit-query-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-/// An on-disk encrypted vault or an in-memory vault holding the data set.
-enum QueryStorage: String, CaseIterable, CustomStringConvertible {
-    case encryptedFile, inMemory
-    var description: String { rawValue }
-
-    func open(_ directory: QueryTestDirectory) throws -> Vault {
-        var configuration: Vault.Configuration
-        switch self {
-        case .encryptedFile:
-            configuration = Vault.Configuration(fileURL: directory.url.appendingPathComponent("query.vault"), encryptionKey: Data(repeating: 7, count: 64))
-        case .inMemory:
-            configuration = Vault.Configuration(inMemoryIdentifier: "query-\(UUID().uuidString)")
-        }
-        configuration.objectTypes = [QPerson.self, QPet.self, QAddress.self]
-        let vault = try Vault(configuration: configuration)
-        try QueryFixture.populate(vault)
-        return vault
+extension StorageMode {
+    /// A vault of this storage holding the query data set.
+    func openQueryFixture(_ directory: TemporaryDirectory) throws -> Vault {
+        try open(directory, types: [QPerson.self, QPet.self, QAddress.self], file: "query.vault", populate: QueryFixture.populate)
     }
 }

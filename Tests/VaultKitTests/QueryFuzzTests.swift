@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultKit
 
 /// Random and mutated query strings: every outcome must be results or a
@@ -35,10 +36,10 @@ struct QueryFuzzTests {
         "address.city", "tags", "scores", "friendOf", "pet.owners", "é", "ß", "\u{0}", "\u{FFFF}", "🙂", "'x'", "{1,2}",
     ]
 
-    @Test("Random and mutated queries give results or a QueryError", arguments: QueryStorage.allCases)
-    func fuzz(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("Random and mutated queries give results or a QueryError", arguments: StorageMode.allCases)
+    func fuzz(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         let seed = UInt64.random(in: 0...UInt64.max)
         var generator = Generator(state: seed)

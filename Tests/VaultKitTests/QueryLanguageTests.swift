@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultKit
 
 /// One row of the query table: a query, its arguments, and the oracle that
@@ -342,10 +343,10 @@ let queryCases: [QueryCase] = [
 
 @Suite("Query language: every operator, modifier, aggregate and key path against an oracle")
 struct QueryLanguageTests {
-    @Test("Each case returns exactly the people the oracle selects", arguments: QueryStorage.allCases)
-    func table(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("Each case returns exactly the people the oracle selects", arguments: StorageMode.allCases)
+    func table(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let all = vault.objects(QPerson.self)
         #expect(all.count == QueryFixture.people.count)
         var checked = 0

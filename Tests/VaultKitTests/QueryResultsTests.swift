@@ -1,15 +1,16 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultKit
 
 private func ids(_ results: Results<QPerson>) -> [Int] { results.map(\.id) }
 
 @Suite("Query results: typed queries, sorting, distinct, aggregates, pagination, errors")
 struct QueryResultsTests {
-    @Test("Typed queries give the same results as the equivalent strings", arguments: QueryStorage.allCases)
-    func typedMatchesString(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("Typed queries give the same results as the equivalent strings", arguments: StorageMode.allCases)
+    func typedMatchesString(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         let pairs: [(String, [Any?], Results<QPerson>)] = [
             ("age > 30", [], people.where { $0.age > 30 }),
@@ -91,10 +92,10 @@ struct QueryResultsTests {
         #expect(ids(people.filter("ANY friends IN %@", ada.friendOf)) == [1, 3])
     }
 
-    @Test("UUID and ObjectId arguments and literals", arguments: QueryStorage.allCases)
-    func identifiers(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("UUID and ObjectId arguments and literals", arguments: StorageMode.allCases)
+    func identifiers(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         let ada = try #require(vault.object(ofType: QPerson.self, forPrimaryKey: 1))
         let grace = try #require(vault.object(ofType: QPerson.self, forPrimaryKey: 2))
@@ -112,10 +113,10 @@ struct QueryResultsTests {
         #expect(throws: QueryError.self) { _ = try people.filter("ref == %@", arguments: ["not an id"]) }
     }
 
-    @Test("Sorting by properties, key paths through links, several descriptors; distinct; chained filters", arguments: QueryStorage.allCases)
-    func sortingAndDistinct(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("Sorting by properties, key paths through links, several descriptors; distinct; chained filters", arguments: StorageMode.allCases)
+    func sortingAndDistinct(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         let byAge = QueryFixture.people.sorted { $0.age < $1.age }.map(\.id)
         #expect(ids(people.sorted(byKeyPath: "age")) == byAge)
@@ -154,10 +155,10 @@ struct QueryResultsTests {
         #expect(people.distinct(by: ["mood"]).last?.id == 3)
     }
 
-    @Test("Aggregates are computed in SQL over the results", arguments: QueryStorage.allCases)
-    func aggregates(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("Aggregates are computed in SQL over the results", arguments: StorageMode.allCases)
+    func aggregates(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         let ages = QueryFixture.people.map(\.age)
         #expect(people.min(ofProperty: "age") as Int? == ages.min())
@@ -188,10 +189,10 @@ struct QueryResultsTests {
         #expect(ada.pets.average(ofProperty: "age") as Double? == 5)
     }
 
-    @Test("Collections are queryable: List keeps its order, MutableSet, LinkingObjects", arguments: QueryStorage.allCases)
-    func collectionQueries(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("Collections are queryable: List keeps its order, MutableSet, LinkingObjects", arguments: StorageMode.writable)
+    func collectionQueries(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let byron = try #require(vault.object(ofType: QPerson.self, forPrimaryKey: 4))
         #expect(byron.pets.filter("TRUEPREDICATE").map(\.id) == [4, 5, 1])
         #expect(byron.pets.filter("species == 'dog'").map(\.id) == [4, 1])
@@ -229,10 +230,10 @@ struct QueryResultsTests {
         #expect(cats.map(\.id) == [5, 2])
     }
 
-    @Test("Results are lazy and live; pagination reads only the page", arguments: QueryStorage.allCases)
-    func livePagination(storage: QueryStorage) throws {
-        let directory = try QueryTestDirectory()
-        let vault = try storage.open(directory)
+    @Test("Results are lazy and live; pagination reads only the page", arguments: StorageMode.writable)
+    func livePagination(storage: StorageMode) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try storage.openQueryFixture(directory)
         let active = vault.objects(QPerson.self).filter("isActive == true").sorted(byKeyPath: "age")
         #expect(ids(active) == [6, 4, 1, 3])
         try vault.write {
@@ -279,8 +280,8 @@ struct QueryResultsTests {
 
     @Test("Indexed equality and ranges, and primary keys, use the index (EXPLAIN QUERY PLAN)")
     func queryPlans() throws {
-        let directory = try QueryTestDirectory()
-        let vault = try QueryStorage.encryptedFile.open(directory)
+        let directory = try TemporaryDirectory()
+        let vault = try StorageMode.encryptedFile.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         func plan(_ results: Results<QPerson>) throws -> String {
             let sql = results.compiled.idQuery
@@ -309,8 +310,8 @@ struct QueryResultsTests {
 
     @Test("Bad queries throw errors naming the problem and its position")
     func errors() throws {
-        let directory = try QueryTestDirectory()
-        let vault = try QueryStorage.inMemory.open(directory)
+        let directory = try TemporaryDirectory()
+        let vault = try StorageMode.inMemory.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         func failure(_ query: String, _ arguments: [Any?] = []) -> QueryError? {
             do {
@@ -379,8 +380,8 @@ struct QueryResultsTests {
 
     @Test("[c] and [d] fold Unicode case and diacritics; ß is documented")
     func folding() throws {
-        let directory = try QueryTestDirectory()
-        let vault = try QueryStorage.inMemory.open(directory)
+        let directory = try TemporaryDirectory()
+        let vault = try StorageMode.inMemory.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         #expect(ids(people.filter("name BEGINSWITH[cd] %@", "ä")) == [1, 4, 5])
         #expect(ids(people.filter("name BEGINSWITH[c] %@", "ä")) == [5])
@@ -397,10 +398,10 @@ struct QueryResultsTests {
 struct ReadOnlyQueryTests {
     @Test("reader connections have the query functions: folding, Decimal order and sums, CONTAINS[c]")
     func readOnlyQueries() throws {
-        let directory = try QueryTestDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("query.vault")
-        do { _ = try QueryStorage.encryptedFile.open(directory) }
-        var configuration = Vault.Configuration(fileURL: url, encryptionKey: Data(repeating: 7, count: 64), readOnly: true)
+        do { _ = try StorageMode.encryptedFile.openQueryFixture(directory) }
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, readOnly: true)
         configuration.objectTypes = [QPerson.self, QPet.self, QAddress.self]
         let vault = try Vault(configuration: configuration)
         let people = vault.objects(QPerson.self)

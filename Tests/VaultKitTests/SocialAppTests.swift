@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultKit
 
 /// The data layer of a small social app, written the way a Realm app writes it
@@ -69,11 +70,11 @@ final class SocialRepository {
 
 @Suite("A social app's repository flows")
 struct SocialAppTests {
-    let scratch: Scratch
-    init() throws { scratch = try Scratch() }
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory() }
 
-    @Test("create, read by key, update, delete, counts and pagination", arguments: Mode.allCases)
-    func flows(mode: Mode) throws {
+    @Test("create, read by key, update, delete, counts and pagination", arguments: StorageMode.writable)
+    func flows(mode: StorageMode) throws {
         let vault = try Vault(configuration: configuration(mode, scratch, types: socialTypes))
         let repository = SocialRepository(vault: vault)
         let ada = try repository.register(handle: "ada", name: "Ada Lovelace", city: "London", role: .admin)

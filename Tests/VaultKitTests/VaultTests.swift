@@ -1,35 +1,12 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultKit
-
-final class Scratch: @unchecked Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("vaultkit-objects-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-let testKey = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
-
-/// The configurations every storage test runs against.
-enum Mode: String, CaseIterable { case encryptedFile, inMemory }
-
-func configuration(_ mode: Mode, _ scratch: Scratch, types: [ObjectBase.Type]) -> Vault.Configuration {
-    switch mode {
-    case .encryptedFile:
-        return Vault.Configuration(fileURL: scratch.file("objects.vault"), encryptionKey: testKey, objectTypes: types)
-    case .inMemory:
-        return Vault.Configuration(inMemoryIdentifier: "objects-\(UUID().uuidString)", objectTypes: types)
-    }
-}
 
 @Suite("Vault: models, schema, writes and reads")
 struct VaultTests {
-    let scratch: Scratch
-    init() throws { scratch = try Scratch() }
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory() }
 
     @Test("the schema is discovered once per class, with mapping, keys, indexes and links; non-@Persisted properties are ignored")
     func schemaDiscovery() throws {
@@ -47,8 +24,8 @@ struct VaultTests {
         #expect(dog.properties.map(\.name) == ["name", "age", "owner"], "inherited properties first")
     }
 
-    @Test("every property type round-trips, required and optional", arguments: Mode.allCases)
-    func allTypesRoundTrip(mode: Mode) throws {
+    @Test("every property type round-trips, required and optional", arguments: StorageMode.writable)
+    func allTypesRoundTrip(mode: StorageMode) throws {
         let config = configuration(mode, scratch, types: [AllTypes.self])
         let vault = try Vault(configuration: config)
         let full = AllTypes()
@@ -88,8 +65,8 @@ struct VaultTests {
         }
     }
 
-    @Test("update policies: .error fails the write, .modified and .all update", arguments: Mode.allCases)
-    func updatePolicies(mode: Mode) throws {
+    @Test("update policies: .error fails the write, .modified and .all update", arguments: StorageMode.writable)
+    func updatePolicies(mode: StorageMode) throws {
         let vault = try Vault(configuration: configuration(mode, scratch, types: [Person.self]))
         let ada = Person(firstName: "Ada", email: "ada@x.org")
         try vault.write { vault.add(ada) }
@@ -116,8 +93,8 @@ struct VaultTests {
         #expect(vault.objects(Person.self).count == 1)
     }
 
-    @Test("managed objects are live, deleted objects keep their values, links follow and nil out", arguments: Mode.allCases)
-    func liveObjectsAndLinks(mode: Mode) throws {
+    @Test("managed objects are live, deleted objects keep their values, links follow and nil out", arguments: StorageMode.writable)
+    func liveObjectsAndLinks(mode: StorageMode) throws {
         let vault = try Vault(configuration: configuration(mode, scratch, types: [Person.self]))
         let ada = Person(firstName: "Ada")
         let grace = Person(firstName: "Grace")
@@ -149,8 +126,8 @@ struct VaultTests {
         #expect(vault.objects(Person.self).sorted(byKeyPath: "firstName").first?.firstName == "Ada")
     }
 
-    @Test("results: count, order, random access, iteration, first and last", arguments: Mode.allCases)
-    func results(mode: Mode) throws {
+    @Test("results: count, order, random access, iteration, first and last", arguments: StorageMode.writable)
+    func results(mode: StorageMode) throws {
         let vault = try Vault(configuration: configuration(mode, scratch, types: [Person.self]))
         try vault.write {
             for i in 0..<1000 { vault.add(Person(firstName: String(format: "name-%04d", (i * 7919) % 1000))) }
@@ -255,7 +232,7 @@ struct IdentityTests {
 struct ReadOnlyVaultTests {
     @Test("a class with no table in a read-only vault reads as empty, and writes are refused")
     func absentClass() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let url = scratch.file("ro.vault")
         do {
             let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [Person.self]))
@@ -274,7 +251,7 @@ struct ReadOnlyVaultTests {
 struct RowIDPrimaryKeyTests {
     @Test("a required Int primary key is stored as the row id: duplicates, update policies, links, deletes, negative keys")
     func rowIDKey() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let url = scratch.file("rowid.vault")
         let configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [Ticket.self, QPet.self, QPerson.self, QAddress.self])
         do {
@@ -324,7 +301,7 @@ struct RowIDPrimaryKeyTests {
 struct WriteTransactionTests {
     @Test("an open write transaction is invisible to another connection until committed; a vault released mid-write rolls back")
     func writerHeldForTheTransaction() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let url = scratch.file("held.vault")
         let configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [Ticket.self])
         let vault = try Vault(configuration: configuration)

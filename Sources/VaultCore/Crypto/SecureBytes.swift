@@ -18,6 +18,10 @@ import Foundation
 ///   protections there would race between threads and cost a syscall per page.
 ///
 /// `description` never shows the bytes.
+///
+/// `@unchecked Sendable` is safe: the pointer and length never change after
+/// `init`, the bytes are only written before the instance is shared, and the
+/// access-protection changes that do happen are serialised by `lock`.
 final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
     /// How the guarded pages are protected while nobody is reading them.
     enum Protection {

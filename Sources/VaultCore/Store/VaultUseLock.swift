@@ -17,6 +17,7 @@ import Darwin
 /// `flock(2)` on a separate file, not `fcntl` on the database: closing any
 /// descriptor of a file drops every `fcntl` lock the process holds on it, which
 /// would silently release SQLite's own locks (sqlite.org/howtocorrupt.html §2.2).
+/// `@unchecked Sendable` is safe: the descriptor is immutable, and only `deinit` releases it.
 final class VaultUseLock: @unchecked Sendable {
     enum Mode { case shared, exclusive }
 

@@ -21,6 +21,7 @@ import Foundation
 enum MemoryVFS {
     static let name = "vaultkit-memory"
 
+    /// Safe to share: written once (in a `static let` initialiser), then only read.
     private struct Registration: @unchecked Sendable {
         let vfs: UnsafeMutablePointer<sqlite3_vfs>?
     }
@@ -68,6 +69,9 @@ final class MemoryFileNode {
 }
 
 /// The process-wide table of in-memory files.
+///
+/// `@unchecked Sendable` is safe because `files` and `statistics` are only
+/// touched with `lock` held (every VFS callback takes it).
 final class MemoryFileSystem: @unchecked Sendable {
     static let shared = MemoryFileSystem()
     let lock = NSLock()
@@ -181,6 +185,7 @@ private func memoryFile(_ file: UnsafeMutablePointer<sqlite3_file>?) -> MemoryFi
     return Unmanaged<MemoryFile>.fromOpaque(state).takeUnretainedValue()
 }
 
+/// Safe to share: built once in a `static let`, then only read by SQLite.
 private struct MemoryIOMethodsTable: @unchecked Sendable { var methods: sqlite3_io_methods }
 
 nonisolated(unsafe) private var memoryIOMethods = MemoryIOMethodsTable(methods: {

@@ -62,6 +62,7 @@ import Foundation
 enum VaultVFS {
     static let name = "vaultkit"
 
+    /// Safe to share: written once (in a `static let` initialiser, which Swift runs once), then only read.
     private struct Registration: @unchecked Sendable {
         let vfs: UnsafeMutablePointer<sqlite3_vfs>?
         let failure: VaultError?
@@ -271,6 +272,7 @@ private func wrappedMethods(_ file: UnsafeMutablePointer<sqlite3_file>?) -> (Uns
 
 /// The io_methods table every vault file uses. Version 2: no xFetch, so SQLite
 /// never memory-maps ciphertext (pitfall 6).
+/// Safe to share: built once in a `static let`, then only read by SQLite (its function pointers are immutable).
 private struct IOMethodsTable: @unchecked Sendable { var methods: sqlite3_io_methods }
 
 nonisolated(unsafe) private var sealedIOMethods = IOMethodsTable(methods: {

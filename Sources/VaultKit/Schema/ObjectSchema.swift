@@ -49,6 +49,9 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// How VaultKit reads and writes one property of any instance of a class.
+///
+/// `@unchecked Sendable` is safe: its closures capture only key paths and
+/// metatypes fixed at schema discovery, and hold no mutable state.
 struct PropertyAccessor: @unchecked Sendable {
     /// The value held by an unmanaged object: a column value, or a link target.
     enum UnmanagedValue {
@@ -152,6 +155,10 @@ struct PropertyAccessor: @unchecked Sendable {
 /// - ``className``
 /// - ``properties``
 /// - ``primaryKeyProperty``
+///
+/// `@unchecked Sendable` is safe: every stored property is set during
+/// `init` (the `private(set)` ones by its storage-setup step) and never
+/// changes once the schema is published in the process-wide cache.
 public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     // Internal state read by the inlined accessors is @usableFromInline.
     /// The class name (the table's name).

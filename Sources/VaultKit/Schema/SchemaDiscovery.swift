@@ -43,6 +43,7 @@ enum SchemaDiscovery {
         init(seed: UInt64) { self.seed = seed }
     }
 
+    /// Safe to share: the key is created once and never changes (pthread keys are process-wide by design).
     private struct Key: @unchecked Sendable { let key: pthread_key_t }
     private static let threadKey: Key = {
         var key = pthread_key_t()

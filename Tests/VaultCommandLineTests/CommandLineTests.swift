@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 @testable import VaultCore
 
 #if canImport(Glibc)
@@ -41,7 +42,7 @@ struct CommandLineTests {
     /// A vault under the key in `keyFile`, with 300 rows.
     func makeVault(keyFile: String) throws -> String {
         let key = try FileKeyStore.readKeyFile(at: directory.file(keyFile), passphrase: nil).key
-        try VaultCoreTests.makeVault(directory.file("v.vault"), key: key, rows: 300).close()
+        try VaultTestSupport.makeVault(directory.file("v.vault"), key: key, rows: 300).close()
         return path("v.vault")
     }
 
@@ -170,7 +171,7 @@ struct CommandLineTests {
         let keygen = try runVault(["keygen", "--output", "s.vaultkey", "--passphrase-file", "phrase", "--cost", "interactive"], in: directory.url)
         #expect(keygen.status == 0)
         let key = try FileKeyStore.readKeyFile(at: directory.file("s.vaultkey"), passphrase: try Passphrase("pass phrase")).key
-        try VaultCoreTests.makeVault(directory.file("v.vault"), key: key, rows: 3).close()
+        try VaultTestSupport.makeVault(directory.file("v.vault"), key: key, rows: 3).close()
         #expect(try runVault(["verify", "v.vault", "--key-file", "s.vaultkey", "--passphrase-stdin"], input: "pass phrase\n", in: directory.url).status == 0)
         let wrong = try runVault(["verify", "v.vault", "--key-file", "s.vaultkey", "--passphrase-stdin"], input: "other\n", in: directory.url)
         #expect(wrong.status == 77)

@@ -1,0 +1,113 @@
+import Foundation
+import VaultCore
+
+// Test support shared by every test target: temporary directories, the
+// helper executables built beside the tests, and small vault fixtures. One
+// module, so that no target grows its own copy.
+
+/// A fresh directory under the system temporary directory, removed on deinit.
+public final class TemporaryDirectory: Sendable {
+    public let url: URL
+
+    public init(_ label: String = "vaultkit") throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(label)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    /// Every regular file in the directory (db, -wal, -shm, -journal…).
+    public func allFiles() throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
+            .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) ?? false }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// A marker that must never appear on disk in plaintext.
+public let plaintextMarker = "PLAINTEXT-MARKER-7f3a91c2"
+
+extension Data {
+    public func contains(_ needle: String) -> Bool {
+        range(of: Data(needle.utf8)) != nil
+    }
+}
+
+/// Opens (or creates) an encrypted vault in `directory`.
+public func openVault(_ url: URL, key: MasterKey, configure: (inout VaultDatabase.Configuration) -> Void = { _ in }) throws -> VaultDatabase {
+    var configuration = VaultDatabase.Configuration(fileURL: url, masterKey: key)
+    configure(&configuration)
+    return try VaultDatabase(configuration: configuration)
+}
+
+/// The rows of table `t` as (id, body) pairs, ordered by id.
+public func readRows(_ vault: VaultDatabase) throws -> [(Int64, String)] {
+    try vault.read { db in
+        try db.fetchAll("SELECT id, body FROM t ORDER BY id").map { ($0[0].int64 ?? -1, $0[1].string ?? "") }
+    }
+}
+
+/// Hex of a key's bytes, to hand to the helper on stdin.
+public func hex(_ key: MasterKey) -> String {
+    key.withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
+}
+
+/// The VaultTestHelper executable, built beside the test bundle.
+public func helperExecutable() throws -> URL { try builtExecutable("VaultTestHelper") }
+
+/// An executable product built beside the test bundle.
+public func builtExecutable(_ name: String) throws -> URL {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        directory = URL(fileURLWithPath: exe).deletingLastPathComponent()
+    }
+    for _ in 0..<5 {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    throw VaultError.io(path: name, detail: "executable not found near the test bundle")
+}
+
+/// Runs the helper to completion with `input` on stdin; returns its stdout.
+public func runHelper(_ arguments: [String], input: String) throws -> String {
+    let process = Process()
+    process.executableURL = try helperExecutable()
+    process.arguments = arguments
+    let stdin = Pipe(), stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    try process.run()
+    stdin.fileHandleForWriting.write(Data((input + "\n").utf8))
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: output, as: UTF8.self)
+}
+
+/// Creates a vault with table `t(id, body)` holding `count` rows whose bodies carry the marker.
+@discardableResult
+public func makeVault(_ url: URL, key: MasterKey, rows count: Int, bodyLength: Int = 60,
+               configure: (inout VaultDatabase.Configuration) -> Void = { _ in }) throws -> VaultDatabase {
+    let vault = try openVault(url, key: key, configure: configure)
+    try vault.write { db in
+        try db.execute("CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        let insert = try db.cachedStatement("INSERT INTO t(id, body) VALUES (?, ?)")
+        for i in 1...count {
+            let padding = String(repeating: "x", count: max(0, bodyLength - plaintextMarker.count))
+            try insert.execute([.integer(Int64(i)), .text("\(plaintextMarker)\(padding)\(i)")])
+        }
+    }
+    return vault
+}
+
+/// The permission bits of a file (0 if it cannot be read).
+public func fileMode(_ path: String) -> UInt16 {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return 0 }
+    return UInt16(status.st_mode & 0o7777)
+}
