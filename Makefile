@@ -2,8 +2,9 @@
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
 #   make test    install the C libraries if needed, run every test
 #   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries
+#   make docs    the DocC documentation of VaultKit and VaultCore; a broken symbol link fails it
 
-.PHONY: dependencies demo test bench clean
+.PHONY: dependencies demo test bench docs clean
 
 dependencies:
 	@bash scripts/install-dependencies.sh
@@ -18,6 +19,9 @@ bench: dependencies
 	swift run -c release vault-bench storage
 	swift run -c release vault-bench objects
 	swift run -c release vault-bench queries
+
+docs: dependencies
+	swift package generate-documentation --target VaultKit --target VaultCore --warnings-as-errors
 
 clean:
 	rm -rf .build vault-demo

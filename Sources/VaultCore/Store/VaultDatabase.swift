@@ -36,7 +36,7 @@ import Foundation
 /// - ``writeCopy(toFile:masterKey:)``
 ///
 /// `@unchecked Sendable` is safe because every mutable field is guarded: the
-/// key and the use lock by ``Locked``, the writer by `writerLock`, the reader
+/// key and the use lock by `Locked`, the writer by `writerLock`, the reader
 /// pool by `readersCondition`; the rest is immutable after `init`.
 public final class VaultDatabase: @unchecked Sendable {
     /// The configuration the vault was opened with; after

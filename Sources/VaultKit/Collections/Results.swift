@@ -15,7 +15,7 @@ import VaultCore
 /// ```
 ///
 /// Filters, sorting, `distinct(by:)` and aggregates all compile to one SQL
-/// statement with bound values (see ``QueryCompiler``). A malformed query
+/// statement with bound values (see `QueryCompiler`). A malformed query
 /// given to `filter(_:_:)` stops the program with the error's message, as
 /// in Realm; `filter(_:arguments:)` throws a ``QueryError`` instead, for query
 /// text that is built at run time.

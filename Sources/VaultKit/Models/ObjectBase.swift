@@ -55,7 +55,7 @@ open class Object: ObjectBase, Hashable {
     public required init() { super.init() }
 
     /// Managed objects are equal when they are the same stored object
-    /// (``isSameObject(as:)``); unmanaged ones when they are the same instance.
+    /// (``ObjectBase/isSameObject(as:)``); unmanaged ones when they are the same instance.
     public static func == (lhs: Object, rhs: Object) -> Bool { lhs.isSameObject(as: rhs) }
 
     public func hash(into hasher: inout Hasher) {
