@@ -14,9 +14,10 @@ import Foundation
 
 /// The arguments of one call of a SQL function, read in place.
 ///
-/// Valid only inside the callback that received it.
+/// Valid only inside the callback that received it. The accessors are
+/// inlinable: a function called once per row pays no call per argument.
 public struct DatabaseFunctionArguments {
-    private let values: UnsafeMutablePointer<OpaquePointer?>?
+    @usableFromInline let values: UnsafeMutablePointer<OpaquePointer?>?
     /// The number of arguments.
     public let count: Int
 
@@ -25,19 +26,33 @@ public struct DatabaseFunctionArguments {
         self.count = Int(count)
     }
 
-    private func raw(_ index: Int) -> OpaquePointer? {
+    @inlinable
+    func raw(_ index: Int) -> OpaquePointer? {
         precondition(index >= 0 && index < count, "SQL function argument \(index) of \(count)")
         return values?[index]
     }
 
     /// Whether argument `index` is SQL NULL.
+    @inlinable
     public func isNull(_ index: Int) -> Bool { sqlite3_value_type(raw(index)) == SQLITE_NULL }
 
     /// Argument `index` as an integer (SQLite's conversion rules apply).
+    @inlinable
     public func int64(_ index: Int) -> Int64 { sqlite3_value_int64(raw(index)) }
 
     /// Argument `index` as a double (SQLite's conversion rules apply).
+    @inlinable
     public func double(_ index: Int) -> Double { sqlite3_value_double(raw(index)) }
+
+    /// The UTF-8 bytes of argument `index` (text, or a value converted to
+    /// text), in place; `nil` for NULL. The buffer is valid until the
+    /// callback returns (sqlite.org/c3ref/value_blob.html).
+    @inlinable
+    public func utf8(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
+        let value = raw(index)
+        guard sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) else { return nil }
+        return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+    }
 
     /// Argument `index` as a value, copied.
     public func value(_ index: Int) -> DatabaseValue {
@@ -56,24 +71,27 @@ public struct DatabaseFunctionArguments {
 
     /// Calls `body` with the UTF-8 bytes of argument `index` (text, or a value
     /// converted to text), without copying them; `nil` for NULL.
+    @inlinable
     public func withUTF8<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
-        let value = raw(index)
-        guard sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) else { return nil }
-        return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
+        guard let bytes = utf8(index) else { return nil }
+        return try body(bytes)
     }
 }
 
 /// Where a SQL function puts its result. Valid only inside the callback.
 public struct DatabaseFunctionResult {
-    private let context: OpaquePointer?
+    @usableFromInline let context: OpaquePointer?
 
     init(_ context: OpaquePointer?) { self.context = context }
 
     /// The result is SQL NULL.
+    @inlinable
     public func setNull() { sqlite3_result_null(context) }
     /// The result is an integer.
+    @inlinable
     public func setInteger(_ value: Int64) { sqlite3_result_int64(context, value) }
     /// The result is a double.
+    @inlinable
     public func setDouble(_ value: Double) { sqlite3_result_double(context, value) }
     /// The result is text given as UTF-8 bytes (copied by SQLite).
     public func setText(utf8 bytes: UnsafeBufferPointer<UInt8>) {

@@ -177,7 +177,9 @@ public final class VaultDatabase: @unchecked Sendable {
         }
     }
 
-    private func checkOutReader() throws(VaultError) -> Database {
+    /// A reader from the pool, opening one if the pool is below its limit;
+    /// when every reader is busy, waits for one (or, with `waiting: false`, returns nil).
+    func checkOutReader(waiting: Bool) throws(VaultError) -> Database? {
         readersCondition.lock()
         while true {
             if isClosed {
@@ -201,11 +203,20 @@ public final class VaultDatabase: @unchecked Sendable {
                     throw error
                 }
             }
+            guard waiting else {
+                readersCondition.unlock()
+                return nil
+            }
             readersCondition.wait()
         }
     }
 
-    private func checkIn(_ reader: Database) {
+    private func checkOutReader() throws(VaultError) -> Database {
+        guard let reader = try checkOutReader(waiting: true) else { throw VaultError.misuse("no reader of \(path) is free") }
+        return reader
+    }
+
+    func checkIn(_ reader: Database) {
         readersCondition.lock()
         if !isClosed { idleReaders.append(reader) } else { readerCount -= 1 }
         readersCondition.signal()

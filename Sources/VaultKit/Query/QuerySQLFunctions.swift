@@ -60,38 +60,33 @@ enum QuerySQLFunctions {
     @Sendable
     private static func fold(_ arguments: DatabaseFunctionArguments, _ result: DatabaseFunctionResult) {
         let options = ComparisonOptions(rawValue: Int(arguments.int64(1)))
-        let handled: Void? = arguments.withUTF8(0) { bytes in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else {
-                result.setText(QueryFolding.fold(String(decoding: bytes, as: UTF8.self), options))
-                return
-            }
-            guard options.contains(.caseInsensitive) else { return result.setText(utf8: bytes) }
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { buffer in
-                for index in 0..<bytes.count {
-                    let byte = bytes[index]
-                    buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                }
-                result.setText(utf8: UnsafeBufferPointer(rebasing: buffer[0..<bytes.count]))
-            }
+        guard let bytes = arguments.utf8(0) else { return result.setNull() }
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return result.setText(QueryFolding.fold(String(decoding: bytes, as: UTF8.self), options))
         }
-        if handled == nil { result.setNull() }
+        guard options.contains(.caseInsensitive) else { return result.setText(utf8: bytes) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { buffer in
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            }
+            result.setText(utf8: UnsafeBufferPointer(rebasing: buffer[0..<bytes.count]))
+        }
     }
 
     @Sendable
     private static func match(_ arguments: DatabaseFunctionArguments, _ result: DatabaseFunctionResult) {
         let kind = arguments.int64(0)
         let options = ComparisonOptions(rawValue: Int(arguments.int64(3)))
-        let matched: Bool?? = arguments.withUTF8(1) { text in
-            arguments.withUTF8(2) { needle in
-                if text.allSatisfy({ $0 < 0x80 }) && needle.allSatisfy({ $0 < 0x80 }) {
-                    return asciiMatch(kind, text, needle, lowercasing: options.contains(.caseInsensitive))
-                }
-                let folded = Array(QueryFolding.fold(String(decoding: text, as: UTF8.self), options).utf8)
-                return folded.withUnsafeBufferPointer { asciiMatch(kind, $0, needle, lowercasing: false) }
-            }
+        guard let text = arguments.utf8(1), let needle = arguments.utf8(2) else { return result.setNull() }
+        let matched: Bool
+        if text.allSatisfy({ $0 < 0x80 }) && needle.allSatisfy({ $0 < 0x80 }) {
+            matched = asciiMatch(kind, text, needle, lowercasing: options.contains(.caseInsensitive))
+        } else {
+            let folded = Array(QueryFolding.fold(String(decoding: text, as: UTF8.self), options).utf8)
+            matched = folded.withUnsafeBufferPointer { asciiMatch(kind, $0, needle, lowercasing: false) }
         }
-        guard case .some(.some(let value)) = matched else { return result.setNull() }
-        result.setInteger(value ? 1 : 0)
+        result.setInteger(matched ? 1 : 0)
     }
 
     /// Byte-wise contains / begins with / ends with, lowercasing A–Z of `text` when asked.
