@@ -88,7 +88,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultKitTests",
-            dependencies: ["VaultKit", "VaultTestSupport"]
+            dependencies: ["VaultKit", "VaultTestSupport", "VaultTestHelper"]
         ),
     ],
     swiftLanguageModes: [.v6]

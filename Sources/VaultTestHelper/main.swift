@@ -13,6 +13,9 @@
 //   VaultTestHelper rotate-loop|rekey-loop <vault> <key file A> <key file B>
 //       Rotates the master key (or rekeys) A→B, prints "now B", B→A, prints
 //       "now A", and so on until killed. The vault starts under key A.
+//   VaultTestHelper execute <vault> <sql>                      key (hex) on stdin
+//       Runs the SQL in one write transaction (another process committing to
+//       a vault the test is reading) and prints "committed".
 //
 // The key never appears on a command line, where `ps` would show it.
 import Foundation
@@ -52,6 +55,16 @@ guard let command = arguments.first, arguments.count >= 2 else { fail("usage: se
 let url = URL(fileURLWithPath: arguments[1])
 
 switch command {
+case "execute":
+    guard arguments.count >= 3 else { fail("usage: execute <vault> <sql>") }
+    let key = readKeyFromStandardInput()
+    do {
+        let vault = try VaultDatabase(configuration: VaultDatabase.Configuration(fileURL: url, masterKey: key))
+        try vault.write { db in try db.execute(arguments[2]) }
+        print("committed")
+    } catch {
+        fail("\(error)")
+    }
 case "durability-writer":
     let key = readKeyFromStandardInput()
     var configuration = VaultDatabase.Configuration(fileURL: url, masterKey: key)

@@ -307,21 +307,24 @@ struct WriteTransactionTests {
         let vault = try Vault(configuration: configuration)
         try vault.beginWrite()
         vault.add(Ticket(value: ["id": 1, "title": "one"]))
-        // A second vault on the same file (another connection) cannot write meanwhile.
-        let other = try Vault(configuration: configuration)
-        #expect(other.objects(Ticket.self).count == 0, "the uncommitted insert is not visible to another connection")
+        // A vault on another thread is another instance with its own connections.
+        let countElsewhere: @Sendable () throws -> Int = {
+            try Vault(configuration: configuration).objects(Ticket.self).count
+        }
+        #expect(try onNewThread(countElsewhere) == 0, "the uncommitted insert is not visible to another connection")
         try vault.commitWrite()
-        #expect(other.objects(Ticket.self).count == 1)
+        #expect(try onNewThread(countElsewhere) == 1)
 
-        // Released in the middle of a write: rolled back, the file stays usable.
-        do {
+        // Released in the middle of a write (on its own thread, so its instance
+        // is not shared with this one): rolled back, the file stays usable.
+        try onNewThread {
             let abandoned = try Vault(configuration: configuration)
             try abandoned.beginWrite()
             abandoned.add(Ticket(value: ["id": 2, "title": "two"]))
         }
-        let reopened = try Vault(configuration: configuration)
-        #expect(reopened.objects(Ticket.self).map(\.id) == [1])
-        try reopened.write { reopened.add(Ticket(value: ["id": 3, "title": "three"])) }
-        #expect(reopened.objects(Ticket.self).map(\.id) == [1, 3])
+        #expect(vault.refresh() == false, "the abandoned write committed nothing")
+        #expect(vault.objects(Ticket.self).map(\.id) == [1])
+        try vault.write { vault.add(Ticket(value: ["id": 3, "title": "three"])) }
+        #expect(vault.objects(Ticket.self).map(\.id) == [1, 3])
     }
 }

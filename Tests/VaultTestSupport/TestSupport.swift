@@ -111,3 +111,19 @@ public func fileMode(_ path: String) -> UInt16 {
     guard stat(path, &status) == 0 else { return 0 }
     return UInt16(status.st_mode & 0o7777)
 }
+
+/// Runs `body` on a new thread (not a pool thread that might be the caller's)
+/// and waits for its result.
+public func onNewThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+    let outcome = Locked<Result<T, Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        let result = Result { try body() }
+        outcome.withLock { $0 = result }
+        done.signal()
+    }
+    thread.start()
+    done.wait()
+    guard let result = outcome.withLock({ $0 }) else { throw VaultError.misuse("the thread ended without a result") }
+    return try result.get()
+}

@@ -233,6 +233,10 @@ public final class Database {
 
     /// The rowid of the last inserted row (sqlite3_last_insert_rowid).
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Rows changed by every INSERT, UPDATE and DELETE since the connection
+    /// opened (sqlite3_total_changes64): compare two readings to learn whether
+    /// a transaction changed anything.
+    public var totalChangesCount: Int { Int(sqlite3_total_changes64(handle)) }
     /// Rows changed by the last statement (sqlite3_changes64).
     public var changesCount: Int { Int(sqlite3_changes64(handle)) }
     /// Whether a transaction is open (sqlite3_get_autocommit).

@@ -233,7 +233,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The position of `object`, if it is in the results.
     public func index(of object: Element) -> Int? {
-        guard let manager = object.manager, manager.schema === schema, manager.vault === vault else { return nil }
+        guard let manager = object.manager, manager.schema === schema, manager.vault.session === vault.session else { return nil }
         return rowIDs().firstIndex(of: manager.rowID)
     }
 

@@ -49,10 +49,11 @@ import VaultCore
 
 /// The vault's own bookkeeping tables: the stored schema and metadata.
 enum SystemTables {
-    /// Creates both tables if they do not exist.
+    /// Creates both tables if they do not exist, and the commit sequence (see Vault+Versions) at 0.
     static let createSQL = """
         CREATE TABLE IF NOT EXISTS _vaultkit_schema(class_name TEXT PRIMARY KEY, definition TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_metadata(key TEXT PRIMARY KEY, value);
+        INSERT OR IGNORE INTO _vaultkit_metadata(key, value) VALUES ('commitSequence', 0);
         """
     static let schemaTableExistsSQL = "SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_schema'"
     static let metadataTableExistsSQL = "SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_metadata'"
@@ -63,12 +64,27 @@ enum SystemTables {
     static let insertDefinitionSQL = "INSERT INTO _vaultkit_schema(class_name, definition) VALUES (?, ?)"
     static let selectSchemaVersionSQL = "SELECT value FROM _vaultkit_metadata WHERE key = 'schemaVersion'"
     static let storeSchemaVersionSQL = "INSERT OR REPLACE INTO _vaultkit_metadata(key, value) VALUES ('schemaVersion', ?)"
+    static let selectCommitSequenceSQL = "SELECT value FROM _vaultkit_metadata WHERE key = 'commitSequence'"
+    static let incrementCommitSequenceSQL = "UPDATE _vaultkit_metadata SET value = value + 1 WHERE key = 'commitSequence'"
 
     /// Deletes every object of a class (the `WHERE` keeps SQLite from the
     /// truncate optimisation, which would skip triggers and hooks).
     static func deleteAllSQL(className: String) -> String { "DELETE FROM \(quoteIdentifier(className)) WHERE 1" }
     /// One row of a class, if any.
     static func anyRowSQL(className: String) -> String { "SELECT 1 FROM \(quoteIdentifier(className)) LIMIT 1" }
+}
+
+/// What every connection of a vault (writer and readers) needs before VaultKit uses it.
+enum ConnectionSetup {
+    @Sendable
+    static func prepare(_ db: Database) throws {
+        // Links are foreign keys: deleting an object nils links to it (SET NULL)
+        // and removes it from collections (CASCADE).
+        try db.execute("PRAGMA foreign_keys = ON")
+        // REPLACE in a map must fire the triggers that delete a replaced embedded value.
+        try db.execute("PRAGMA recursive_triggers = ON")
+        try QuerySQLFunctions.register(db)
+    }
 }
 
 /// A SQL identifier in double quotes, with inner quotes doubled.

@@ -6,15 +6,18 @@ import VaultCore
 extension Vault {
     /// Sets up a freshly opened connection and registers `objectTypes`.
     func prepareStorage() throws {
-        try withDatabase { db in
-            try db.execute("PRAGMA foreign_keys = ON")
-            // REPLACE in a map must fire the triggers that delete a replaced embedded value.
-            try db.execute("PRAGMA recursive_triggers = ON")
-            if !configuration.readOnly {
-                try db.execute(SystemTables.createSQL)
+        if !configuration.readOnly {
+            // Written only when missing: a write would wait for (and a busy
+            // timeout fail on) another connection's open write transaction.
+            let ready = try withDatabase { db in
+                try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil && db.fetchOne(SystemTables.metadataTableExistsSQL) != nil
+                    && db.fetchOne(SystemTables.selectCommitSequenceSQL) != nil
+            }
+            if !ready {
+                try database.write { db in try db.execute(SystemTables.createSQL) }
+                releaseSnapshot()
             }
         }
-        dataVersion = try currentDataVersion()
         guard let types = configuration.objectTypes else { return }
         var all: [ObjectSchema] = []
         var pending = types
@@ -81,6 +84,8 @@ extension Vault {
                 }
                 try db.execute(SystemTables.storeSchemaVersionSQL, arguments: [.integer(Int64(configuration.schemaVersion))])
             }
+            // The snapshot predates the new tables: the next read opens one that has them.
+            releaseSnapshot()
         } else if !toCreate.isEmpty {
             // Read-only: nothing can be created; those classes simply have no objects.
             absentClasses.formUnion(toCreate.map(\.className))

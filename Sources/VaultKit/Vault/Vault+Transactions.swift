@@ -45,16 +45,16 @@ extension Vault {
         borrowingThread = currentThreadIdentifier()
         writeDepth = 1
         deferredError = nil
-        refreshIfChanged()
+        // An advance point: the write sees the latest commit, and the snapshot is let go.
+        releaseSnapshot()
+        changesAtWriteStart = writer.totalChangesCount
+        do {
+            move(to: try storedCommitSequence(on: writer))
+        } catch {
+            cancelWrite()
+            throw error
+        }
     }
-
-    /// Runs `body` on the connection: the writer this vault holds during a
-    /// write transaction, otherwise whatever `VaultDatabase` lends.
-    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        if let borrowedWriter, borrowingThread == currentThreadIdentifier() { return try body(borrowedWriter) }
-        return try database.withConnection(body)
-    }
-
 
     /// Gives the writer back at the end of a write transaction.
     private func returnBorrowedWriter() {
@@ -73,14 +73,21 @@ extension Vault {
             cancelWrite()
             throw error
         }
+        var committedSequence = commitSequence
         do {
-            try withDatabase { db in try db.execute("COMMIT TRANSACTION") }
+            try withDatabase { db in
+                // Only a transaction that changed rows is a new version.
+                if db.totalChangesCount != changesAtWriteStart && !configuration.readOnly {
+                    committedSequence = try incrementCommitSequence(on: db)
+                }
+                try db.execute("COMMIT TRANSACTION")
+            }
         } catch {
             cancelWrite()
             throw error
         }
         writeDepth = 0
-        dataVersion = (try? currentDataVersion()) ?? dataVersion
+        commitSequence = committedSequence
         returnBorrowedWriter()
     }
 
@@ -112,28 +119,5 @@ extension Vault {
             preconditionFailure("\(operation) needs a write transaction: wrap it in vault.write { … }")
         }
         return deferredError == nil
-    }
-
-    /// Takes in commits made by other connections or processes since the last look.
-    public func refresh() {
-        refreshIfChanged()
-    }
-
-    /// Drops cached values; managed objects reload on their next read.
-    public func invalidate() {
-        contentVersion &+= 1
-    }
-
-    func currentDataVersion() throws -> Int64 {
-        try withDatabase { db in try db.fetchOne("PRAGMA data_version")?[0].int64 ?? 0 }
-    }
-
-    /// Bumps the content version if another connection committed.
-    func refreshIfChanged() {
-        guard let current = try? currentDataVersion() else { return }
-        if current != dataVersion {
-            dataVersion = current
-            contentVersion &+= 1
-        }
     }
 }

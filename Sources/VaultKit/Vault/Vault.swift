@@ -28,24 +28,11 @@ import VaultCore
 public final class Vault {
     /// The configuration the vault was opened with.
     public let configuration: Configuration
-    /// The file path, or the in-memory name.
-    public private(set) var path: String
-    // State shared by the extensions in Vault+*.swift (internal for that reason only).
-    var database: VaultDatabase
-    /// Bumped by every write through this vault and by refreshes that see other commits.
-    var contentVersion: UInt64 = 1
-    /// SQLite's `data_version` at the last look: it moves when another connection commits.
-    var dataVersion: Int64 = 0
-    var schemas: [ObjectIdentifier: ObjectSchema] = [:]
-    var schemasByName: [String: ObjectSchema] = [:]
-    /// Classes registered in a read-only vault that has no table for them: they read as empty.
-    var absentClasses: Set<String> = []
-    var writeDepth = 0
-    /// The writer connection, held from `beginWrite` to commit or cancel, and the thread holding it.
-    var borrowedWriter: Database?
-    var borrowingThread: UInt = 0
-    /// The first error of the current write transaction; `commitWrite` throws it.
-    var deferredError: Error?
+    /// The state behind this handle, shared by every `Vault` opened on this
+    /// thread for the same file with a compatible configuration (Realm's
+    /// per-thread instance cache): they read the same version and see each
+    /// other's writes at once.
+    let session: VaultSession
 
     /// Opens the vault of `Vault.Configuration.defaultConfiguration`.
     public convenience init() throws {
@@ -54,44 +41,93 @@ public final class Vault {
 
     /// Opens (creating if needed) the vault described by `configuration`, and
     /// checks the stored schema against the code's.
+    ///
+    /// On a thread that has this file open already with a compatible
+    /// configuration (same key, read-only flag, schema version and classes),
+    /// the new `Vault` shares that instance's state, as Realm returns its
+    /// cached instance: no second set of connections, one version.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
-        var databaseConfiguration = try configuration.databaseConfiguration()
-        databaseConfiguration.maximumReaderCount = 2
-        let opened = try VaultDatabase(configuration: databaseConfiguration)
-        database = opened
-        path = opened.path
+        if let shared = VaultSession.cached(for: configuration) {
+            session = shared
+            return
+        }
+        session = try VaultSession(configuration: configuration)
         do {
             try prepareStorage()
         } catch let error as VaultObjectError {
             guard case .migrationRequired = error, configuration.deleteVaultIfMigrationNeeded,
-                  case .file(let url) = databaseConfiguration.storage else { throw error }
-            database.close()
-            schemas = [:]
-            schemasByName = [:]
-            Vault.deleteFiles(at: url)
-            database = try VaultDatabase(configuration: databaseConfiguration)
-            path = database.path
+                  case .file(let url) = database.configuration.storage else { throw error }
+            try session.reopen(deletingFilesAt: url)
             try prepareStorage()
         }
+        VaultSession.remember(session)
     }
 
-    private static func deleteFiles(at url: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            try? FileManager.default.removeItem(atPath: url.path + suffix)
-        }
+    // State kept in the session, read and written by the extensions in Vault+*.swift.
+    /// The file path, or the in-memory name.
+    public var path: String { session.path }
+    var database: VaultDatabase { session.database }
+    /// The commit this vault reads: VaultKit's version number, incremented by
+    /// every write transaction that changes something (see Vault+Versions).
+    public internal(set) var commitSequence: UInt64 {
+        get { session.commitSequence }
+        set { session.commitSequence = newValue }
     }
-
-
+    /// Whether the vault advances to the latest version when its notifications
+    /// are delivered (Realm's `autorefresh`, default `true`). Until notification
+    /// delivery exists it has no effect: a vault advances at ``refresh()`` and
+    /// at the start of a write.
+    public var autorefresh: Bool {
+        get { session.autorefresh }
+        set { session.autorefresh = newValue }
+    }
+    var contentVersion: UInt64 {
+        get { session.contentVersion }
+        set { session.contentVersion = newValue }
+    }
+    var snapshot: DatabaseSnapshot? {
+        get { session.snapshot }
+        set { session.snapshot = newValue }
+    }
+    var readsFromSnapshots: Bool { session.readsFromSnapshots }
+    var hasCommitSequenceRow: Bool {
+        get { session.hasCommitSequenceRow }
+        set { session.hasCommitSequenceRow = newValue }
+    }
+    var changesAtWriteStart: Int {
+        get { session.changesAtWriteStart }
+        set { session.changesAtWriteStart = newValue }
+    }
+    var schemas: [ObjectIdentifier: ObjectSchema] {
+        get { session.schemas }
+        set { session.schemas = newValue }
+    }
+    var schemasByName: [String: ObjectSchema] {
+        get { session.schemasByName }
+        set { session.schemasByName = newValue }
+    }
+    var absentClasses: Set<String> {
+        get { session.absentClasses }
+        set { session.absentClasses = newValue }
+    }
+    var writeDepth: Int {
+        get { session.writeDepth }
+        set { session.writeDepth = newValue }
+    }
+    var borrowedWriter: Database? {
+        get { session.borrowedWriter }
+        set { session.borrowedWriter = newValue }
+    }
+    var borrowingThread: UInt {
+        get { session.borrowingThread }
+        set { session.borrowingThread = newValue }
+    }
+    var deferredError: Error? {
+        get { session.deferredError }
+        set { session.deferredError = newValue }
+    }
 
     /// The schemas of the classes registered so far.
     public var schema: [ObjectSchema] { schemas.values.sorted { $0.className < $1.className } }
-
-    deinit {
-        // A write transaction left open is rolled back, and the writer given back.
-        if let writer = borrowedWriter {
-            _ = try? writer.execute("ROLLBACK TRANSACTION")
-            database.returnWriter(writer)
-        }
-    }
 }

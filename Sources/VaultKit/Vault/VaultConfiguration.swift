@@ -102,7 +102,7 @@ extension Vault {
         func databaseConfiguration() throws(VaultError) -> VaultDatabase.Configuration {
             if let inMemoryIdentifier {
                 var configuration = VaultDatabase.Configuration(inMemoryIdentifier: inMemoryIdentifier)
-                configuration.prepareDatabase = QuerySQLFunctions.register
+                configuration.prepareDatabase = ConnectionSetup.prepare
                 return configuration
             }
             guard let fileURL else { throw VaultError.invalidConfiguration("set fileURL or inMemoryIdentifier") }
@@ -118,7 +118,7 @@ extension Vault {
                 throw VaultError.missingKey(path: fileURL.path)
             }
             configuration.readOnly = readOnly
-            configuration.prepareDatabase = QuerySQLFunctions.register
+            configuration.prepareDatabase = ConnectionSetup.prepare
             return configuration
         }
     }

@@ -1,0 +1,135 @@
+import Foundation
+import VaultCore
+
+// MARK: - Versions
+//
+// A vault reads one committed version at a time, as a Realm does: each
+// instance sees a consistent snapshot of the file that moves only at defined
+// points. On SQLite's WAL a snapshot is a reader connection held inside one
+// read transaction (VaultCore's `DatabaseSnapshot`). Between two advance
+// points every read of the vault — property getters, `Results`, collections,
+// links — runs inside that transaction, so it sees one version whatever other
+// connections, threads or processes commit meanwhile. It is also cheaper: an
+// autocommit read takes and drops the WAL read lock (two `fcntl` calls) for
+// every statement; inside a snapshot that is paid once.
+//
+// Advance points:
+//   - `refresh()`;
+//   - `beginWrite()` / `write {}`: the write transaction runs on the writer
+//     connection and sees the latest commit; reads inside it see its own
+//     uncommitted changes;
+//   - after a commit the snapshot opens anew at the next read, so the vault
+//     sees its own commit — or a later one, when another connection commits
+//     between our COMMIT and that read (stock SQLite cannot open a read
+//     transaction at a chosen past version: that needs SQLITE_ENABLE_SNAPSHOT,
+//     which Debian's build lacks);
+//   - notification delivery with `autorefresh` (Realm's property; it takes
+//     effect once notifications are delivered — not yet built).
+//
+// The snapshot opens lazily, at the first read after an advance point, so a
+// vault that only writes pins nothing.
+//
+// Version numbers. SQLite's `PRAGMA data_version` is per connection and says
+// nothing comparable across connections, so every VaultKit write transaction
+// that changes a row increments `commitSequence` in `_vaultkit_metadata`
+// before it commits (the same page as the schema version: one row, at most
+// one more dirty page). Every snapshot therefore knows exactly which commit
+// it reads (`Vault.commitSequence`): the version that change capture and
+// notifications key on. A vault written before the sequence existed reads 0
+// until its first VaultKit commit.
+//
+// Caches — a managed object's row, a `Results`' ids and count — are keyed by
+// `contentVersion`, which moves on every write through this vault and when
+// the snapshot moves to another commit sequence.
+//
+// In-memory vaults run in rollback-journal mode (the in-memory VFS has no
+// wal-index), where a held read transaction would block every writer: they
+// read through the writer connection statement by statement, see the latest
+// commit, and take in other instances' commits at the same advance points.
+//
+// Pinning: while a snapshot is open, a checkpoint cannot copy later commits
+// past it into the database file, so the WAL grows behind a vault that sits
+// at an old version. A vault drops its snapshot at every advance point (its
+// own writes included); call `refresh()` on a vault kept idle for long.
+extension Vault {
+    /// Runs `body` on the connection reads use: the writer inside this vault's
+    /// write transaction, else the vault's snapshot (the writer for in-memory vaults).
+    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        if let borrowedWriter, borrowingThread == currentThreadIdentifier() { return try body(borrowedWriter) }
+        guard readsFromSnapshots else { return try database.withConnection(body) }
+        return try currentSnapshot().read(body)
+    }
+
+    /// The open snapshot, opening one at the latest commit if there is none.
+    private func currentSnapshot() throws -> DatabaseSnapshot {
+        if let snapshot { return snapshot }
+        let opened = try database.makeSnapshot()
+        let sequence = try opened.read { db in try storedCommitSequence(on: db) }
+        snapshot = opened
+        move(to: sequence)
+        return opened
+    }
+
+    /// Ends the snapshot: the next read opens one at the latest commit.
+    func releaseSnapshot() {
+        snapshot?.close()
+        snapshot = nil
+    }
+
+    /// Records that the vault now reads commit `sequence`; cached values go stale if it moved.
+    func move(to sequence: UInt64) {
+        guard sequence != commitSequence else { return }
+        commitSequence = sequence
+        contentVersion &+= 1
+    }
+
+    /// The commit sequence stored in the file as `db` sees it (0 before the first VaultKit commit).
+    func storedCommitSequence(on db: Database) throws -> UInt64 {
+        if !hasCommitSequenceRow {
+            // A read-only vault may come from a writer that never created the row.
+            guard try db.fetchOne(SystemTables.metadataTableExistsSQL) != nil,
+                  try db.fetchOne(SystemTables.selectCommitSequenceSQL) != nil else { return 0 }
+            hasCommitSequenceRow = true
+        }
+        return UInt64(bitPattern: try db.fetchOne(SystemTables.selectCommitSequenceSQL)?[0].int64 ?? 0)
+    }
+
+    /// Increments the commit sequence inside the open write transaction; returns the new value.
+    func incrementCommitSequence(on db: Database) throws -> UInt64 {
+        try db.execute(SystemTables.incrementCommitSequenceSQL)
+        hasCommitSequenceRow = true
+        return UInt64(bitPattern: try db.fetchOne(SystemTables.selectCommitSequenceSQL)?[0].int64 ?? 0)
+    }
+
+    /// Advances the vault to the latest committed version: later reads see
+    /// every commit made before this call, by any connection or process.
+    ///
+    /// - Returns: whether the vault moved to a different version (Realm's
+    ///   contract: `true` may also mean the version changed without data you read changing).
+    @discardableResult
+    public func refresh() -> Bool {
+        guard !isInWriteTransaction else { return false }
+        let before = commitSequence
+        releaseSnapshot()
+        do {
+            if readsFromSnapshots {
+                _ = try currentSnapshot()
+            } else {
+                move(to: try database.withConnection { db in try storedCommitSequence(on: db) })
+            }
+        } catch {
+            // Reads will meet (and report) the same error; refresh keeps Realm's non-throwing signature.
+            contentVersion &+= 1
+            return true
+        }
+        return commitSequence != before
+    }
+
+    /// Releases the vault's snapshot (so it pins no version) and drops cached
+    /// values. Unlike Realm, objects and results obtained before stay usable:
+    /// they reload at the version of the next read.
+    public func invalidate() {
+        releaseSnapshot()
+        contentVersion &+= 1
+    }
+}

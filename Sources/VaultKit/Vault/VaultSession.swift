@@ -1,0 +1,142 @@
+import Foundation
+import VaultCore
+
+/// The state of an open vault on one thread: its connections, the version it
+/// reads, its registered schemas and its write transaction.
+///
+/// Realm hands out one instance per thread and file: `Realm()` called twice on
+/// a thread returns the same instance, so everything on that thread reads one
+/// version and sees its own writes. `Vault` does the same with handles: every
+/// `Vault` opened on a thread for the same file, with a compatible
+/// configuration, shares one session. The cache holds sessions weakly: the
+/// session closes when the last handle (or managed object, or `Results`)
+/// holding it goes.
+final class VaultSession {
+    let configuration: Vault.Configuration
+    private(set) var path: String
+    private(set) var database: VaultDatabase
+    private let databaseConfiguration: VaultDatabase.Configuration
+    /// The thread that opened the session (its cache key).
+    let thread: UInt
+    /// File vaults read from snapshots; in-memory vaults (rollback journal) from the writer.
+    let readsFromSnapshots: Bool
+
+    var commitSequence: UInt64 = 0
+    var autorefresh = true
+    /// Bumped by every write and when the snapshot moves to another commit: caches key on it.
+    var contentVersion: UInt64 = 1
+    /// The read transaction every read outside a write goes through, opened lazily.
+    var snapshot: DatabaseSnapshot?
+    /// Whether `_vaultkit_metadata` is known to hold the commit sequence.
+    var hasCommitSequenceRow = false
+    /// The writer's total change count when the write began: did the transaction change anything?
+    var changesAtWriteStart = 0
+    var schemas: [ObjectIdentifier: ObjectSchema] = [:]
+    var schemasByName: [String: ObjectSchema] = [:]
+    /// Classes registered in a read-only vault that has no table for them: they read as empty.
+    var absentClasses: Set<String> = []
+    var writeDepth = 0
+    /// The writer connection, held from `beginWrite` to commit or cancel, and the thread holding it.
+    var borrowedWriter: Database?
+    var borrowingThread: UInt = 0
+    /// The first error of the current write transaction; `commitWrite` throws it.
+    var deferredError: Error?
+
+    init(configuration: Vault.Configuration) throws {
+        self.configuration = configuration
+        var databaseConfiguration = try configuration.databaseConfiguration()
+        // One reader for the session's snapshot, the rest for verify() and writeCopy().
+        databaseConfiguration.maximumReaderCount = 4
+        self.databaseConfiguration = databaseConfiguration
+        if case .file = databaseConfiguration.storage { readsFromSnapshots = true } else { readsFromSnapshots = false }
+        database = try VaultDatabase(configuration: databaseConfiguration)
+        path = database.path
+        thread = currentThreadIdentifier()
+    }
+
+    /// Closes everything, deletes the vault's files and opens a new, empty vault
+    /// at the same place (`deleteVaultIfMigrationNeeded`).
+    func reopen(deletingFilesAt url: URL) throws {
+        snapshot?.close()
+        snapshot = nil
+        database.close()
+        schemas = [:]
+        schemasByName = [:]
+        absentClasses = []
+        hasCommitSequenceRow = false
+        commitSequence = 0
+        contentVersion &+= 1
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+        }
+        database = try VaultDatabase(configuration: databaseConfiguration)
+        path = database.path
+    }
+
+    deinit {
+        snapshot?.close()
+        // A write transaction left open is rolled back, and the writer given back.
+        if let writer = borrowedWriter {
+            _ = try? writer.execute("ROLLBACK TRANSACTION")
+            database.returnWriter(writer)
+        }
+    }
+
+    // MARK: - The per-thread cache
+
+    private struct Key: Hashable {
+        let thread: UInt
+        let location: String
+    }
+
+    /// Holds a session without keeping it alive.
+    private final class WeakSession {
+        weak var session: VaultSession?
+        init(_ session: VaultSession) { self.session = session }
+    }
+
+    private static let cache = Locked<[Key: WeakSession]>([:])
+
+    private static func key(_ configuration: Vault.Configuration, thread: UInt) -> Key? {
+        if let identifier = configuration.inMemoryIdentifier { return Key(thread: thread, location: "memory:" + identifier) }
+        guard let url = configuration.fileURL else { return nil }
+        return Key(thread: thread, location: url.standardizedFileURL.resolvingSymlinksInPath().path)
+    }
+
+    /// The session this thread has open for the configuration's file, if its
+    /// configuration is compatible (otherwise a new session opens and checks everything itself).
+    static func cached(for configuration: Vault.Configuration) -> VaultSession? {
+        guard let key = key(configuration, thread: currentThreadIdentifier()) else { return nil }
+        guard let session = cache.withLock({ $0[key]?.session }) else { return nil }
+        return session.isCompatible(with: configuration) ? session : nil
+    }
+
+    /// Makes `session` the one later opens on this thread share.
+    static func remember(_ session: VaultSession) {
+        guard let key = key(session.configuration, thread: session.thread) else { return }
+        cache.withLock { entries in
+            entries = entries.filter { $0.value.session != nil }
+            entries[key] = WeakSession(session)
+        }
+    }
+
+    /// Whether a handle opened with `other` may share this session: the same
+    /// key (compared in constant time), read-only flag, schema version and classes.
+    private func isCompatible(with other: Vault.Configuration) -> Bool {
+        let mine = configuration
+        guard mine.readOnly == other.readOnly, mine.schemaVersion == other.schemaVersion,
+              mine.inMemoryIdentifier == other.inMemoryIdentifier else { return false }
+        switch (mine.objectTypes, other.objectTypes) {
+        case (nil, nil): break
+        case (let a?, let b?):
+            guard Set(a.map(ObjectIdentifier.init)) == Set(b.map(ObjectIdentifier.init)) else { return false }
+        default: return false
+        }
+        if mine.inMemoryIdentifier != nil { return true }
+        if let key = mine.masterKey, let otherKey = other.masterKey { return key.isSameKey(as: otherKey) }
+        // Keys loaded from a keystore: the same keystore object and identifier.
+        guard mine.masterKey == nil, other.masterKey == nil, let store = mine.keyStore, let otherStore = other.keyStore,
+              type(of: store) is AnyClass, type(of: otherStore) is AnyClass else { return false }
+        return (store as AnyObject) === (otherStore as AnyObject) && mine.keyIdentifier == other.keyIdentifier
+    }
+}
