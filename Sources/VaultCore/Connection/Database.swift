@@ -38,6 +38,8 @@ public final class Database {
     /// Whether the connection was opened read-only.
     public let isReadOnly: Bool
     private var statementCache: [String: Statement] = [:]
+    /// Kept alive while installed as SQLite's update hook (see Database+RowChanges).
+    var rowChangeObserver: RowChangeObserver?
     private var savepointCounter = 0
     private let threadLock = NSLock()
     private var activeThread: UInt?
@@ -50,6 +52,7 @@ public final class Database {
     }
 
     deinit {
+        if rowChangeObserver != nil { sqlite3_update_hook(handle, nil, nil) }
         statementCache.removeAll()
         keyedStatements.removeAll()
         sqlite3_close_v2(handle)

@@ -10,7 +10,12 @@ extension ObjectSchema {
 
     /// The side table of a list, set or map property.
     func collectionTableName(for property: Property) -> String {
-        quoteIdentifier("_vk_\(property.collectionKind?.rawValue ?? "x")_\(className)_\(property.storedName)")
+        quoteIdentifier(unquotedCollectionTableName(for: property))
+    }
+
+    /// The side table's name as SQLite reports it (change capture keys on it).
+    func unquotedCollectionTableName(for property: Property) -> String {
+        "_vk_\(property.collectionKind?.rawValue ?? "x")_\(className)_\(property.storedName)"
     }
 
     func collectionInsertSQL(for property: Property) -> String {

@@ -16,6 +16,7 @@ extension Vault {
     /// removed ones and inserting new ones.
     func rewriteList(_ binding: CollectionBinding, old: [Int64], entries: [(entryID: Int64?, element: Any)]) {
         guard requireCollectionWrite(binding) else { return }
+        recordCollectionWrite(binding)
         // Encode first: encoding may add linked objects, which takes the connection itself.
         let encoded: [(entryID: Int64?, value: DatabaseValue)] = entries.map { entry in
             (entry.entryID, entry.entryID == nil ? encodeElement(entry.element, property: binding.property) : .null)
@@ -44,6 +45,7 @@ extension Vault {
     /// Replaces every entry of a managed collection (inside a write).
     func replaceCollection(_ binding: CollectionBinding, with entries: [(key: String?, value: DatabaseValue)]) {
         guard requireCollectionWrite(binding) else { return }
+        recordCollectionWrite(binding)
         storeCollection(binding, entries: entries, replacing: true)
     }
 
@@ -72,12 +74,19 @@ extension Vault {
     /// Runs one statement on a managed collection's table (inside a write).
     func mutateCollection(_ binding: CollectionBinding, _ sql: String, _ arguments: [DatabaseValue]) {
         guard requireCollectionWrite(binding) else { return }
+        recordCollectionWrite(binding)
         do {
             try withDatabase { db in try db.cachedStatement(sql).execute(arguments) }
             bumpContentVersion()
         } catch {
             deferError(error)
         }
+    }
+
+    /// Change capture: the owner's collection property was written.
+    private func recordCollectionWrite(_ binding: CollectionBinding) {
+        session.capture?.willWrite(className: binding.owner.className, rowID: binding.ownerRowID,
+                                   propertyIndexes: CollectionOfOne(binding.propertyIndex), isUpdateStatement: false)
     }
 
     private func requireCollectionWrite(_ binding: CollectionBinding) -> Bool {

@@ -54,6 +54,12 @@ extension Vault {
             cancelWrite()
             throw error
         }
+        // Capture this transaction's changes only while someone in the process observes the file.
+        if session.coordinator.isCapturing {
+            let capture = ChangeCapture()
+            writer.setRowChangeObserver(capture.rowObserver)
+            session.capture = capture
+        }
     }
 
     /// Gives the writer back at the end of a write transaction.
@@ -73,28 +79,36 @@ extension Vault {
             cancelWrite()
             throw error
         }
-        var committedSequence = commitSequence
+        let previousSequence = commitSequence
+        var committedSequence = previousSequence
+        let capture = endCapture()
         do {
             try withDatabase { db in
                 // Only a transaction that changed rows is a new version.
                 if db.totalChangesCount != changesAtWriteStart && !configuration.readOnly {
                     committedSequence = try incrementCommitSequence(on: db)
+                    // Recorded before COMMIT, so no observer can read this version
+                    // before its changes are known; withdrawn if the commit fails.
+                    if let capture { session.coordinator.record(capture.changes, sequence: committedSequence) }
                 }
                 try db.execute("COMMIT TRANSACTION")
             }
         } catch {
+            if committedSequence != previousSequence { session.coordinator.withdraw(sequence: committedSequence) }
             cancelWrite()
             throw error
         }
         writeDepth = 0
         commitSequence = committedSequence
         returnBorrowedWriter()
+        if committedSequence != previousSequence { didCommit() }
     }
 
     /// Rolls back the open write transaction; objects read afterwards show the stored values.
     @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
     public func cancelWrite() {
         guard isInWriteTransaction else { return }
+        _ = endCapture()
         _ = try? withDatabase { db in try db.execute("ROLLBACK TRANSACTION") }
         returnBorrowedWriter()
         writeDepth = 0
@@ -119,5 +133,21 @@ extension Vault {
             preconditionFailure("\(operation) needs a write transaction: wrap it in vault.write { … }")
         }
         return deferredError == nil
+    }
+
+    /// Stops capturing on the writer; returns what the transaction changed.
+    private func endCapture() -> ChangeCapture? {
+        guard let capture = session.capture else { return nil }
+        session.capture = nil
+        borrowedWriter?.setRowChangeObserver(nil)
+        return capture
+    }
+
+    /// A new version was committed through this vault: tell the vault-level
+    /// observers now, wake the other observing sessions, schedule our own deliveries.
+    private func didCommit() {
+        notifyVaultObservers(.didChange)
+        session.coordinator.wakeObservers(except: ObjectIdentifier(session))
+        if !session.observations.isEmpty { scheduleDelivery() }
     }
 }

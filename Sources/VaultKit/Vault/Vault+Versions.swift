@@ -122,7 +122,10 @@ extension Vault {
             contentVersion &+= 1
             return true
         }
-        return commitSequence != before
+        let moved = commitSequence != before
+        if moved { notifyVaultObservers(.didChange) }
+        deliverNotifications()
+        return moved
     }
 
     /// Releases the vault's snapshot (so it pins no version) and drops cached

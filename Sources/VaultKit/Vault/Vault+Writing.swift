@@ -111,6 +111,7 @@ extension Vault {
                     return policy == .all || stored[index] != values[index]
                 }
                 if !changed.isEmpty {
+                    session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: changed, isUpdateStatement: true)
                     try db.execute(schema.updateSQL(columns: changed), arguments: changed.map { values[$0] } + [.integer(rowID)])
                 }
                 for index in changed { stored[index] = values[index] }
@@ -129,6 +130,9 @@ extension Vault {
         for (index, entries) in collections {
             if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { continue }
             let binding = CollectionBinding(vault: self, owner: schema, ownerRowID: rowID, propertyIndex: index)
+            if updatedExisting {
+                session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: false)
+            }
             let encoded = entries.map { (key: $0.key, value: encodeElement($0.value, property: schema.properties[index])) }
             storeCollection(binding, entries: encoded, replacing: updatedExisting)
         }
@@ -148,9 +152,11 @@ extension Vault {
 
     func updateColumn(_ schema: ObjectSchema, rowID: Int64, property: Property, value: DatabaseValue) {
         guard deferredError == nil else { return }
+        let index = schema.index(ofProperty: property.name) ?? 0
+        session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: true)
         do {
             try withDatabase { db in
-                try db.execute(schema.updateSQL(columns: [schema.index(ofProperty: property.name) ?? 0]), arguments: [value, .integer(rowID)])
+                try db.execute(schema.updateSQL(columns: [index]), arguments: [value, .integer(rowID)])
             }
             contentVersion &+= 1
         } catch {

@@ -64,6 +64,12 @@ public final class Vault {
         VaultSession.remember(session)
     }
 
+    /// Another handle on an open session (deliveries scheduled on the main queue make one).
+    init(sharing session: VaultSession) {
+        self.configuration = session.configuration
+        self.session = session
+    }
+
     // State kept in the session, read and written by the extensions in Vault+*.swift.
     /// The file path, or the in-memory name.
     public var path: String { session.path }

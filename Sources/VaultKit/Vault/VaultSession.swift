@@ -42,6 +42,18 @@ final class VaultSession {
     /// The first error of the current write transaction; `commitWrite` throws it.
     var deferredError: Error?
 
+    // Notifications (see Notifications/).
+    /// Where this file's commits and observers meet in this process.
+    let coordinator: ChangeCoordinator
+    /// The observations registered on this session, in registration order.
+    var observations: [Observation] = []
+    /// The changes of the open write transaction, while someone observes the file.
+    var capture: ChangeCapture?
+    /// Opened on the main thread: deliveries are scheduled on the main queue.
+    let isMainThread: Bool
+    var deliveryScheduled = false
+    var isDelivering = false
+
     init(configuration: Vault.Configuration) throws {
         self.configuration = configuration
         var databaseConfiguration = try configuration.databaseConfiguration()
@@ -52,6 +64,8 @@ final class VaultSession {
         database = try VaultDatabase(configuration: databaseConfiguration)
         path = database.path
         thread = currentThreadIdentifier()
+        isMainThread = Thread.isMainThread
+        coordinator = ChangeCoordinator.shared(for: database.path)
     }
 
     /// Closes everything, deletes the vault's files and opens a new, empty vault
@@ -74,6 +88,7 @@ final class VaultSession {
     }
 
     deinit {
+        coordinator.setWaker(for: ObjectIdentifier(self), nil)
         snapshot?.close()
         // A write transaction left open is rolled back, and the writer given back.
         if let writer = borrowedWriter {

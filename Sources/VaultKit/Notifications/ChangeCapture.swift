@@ -1,0 +1,115 @@
+import Foundation
+import VaultCore
+
+// MARK: - Change capture
+//
+// A notification is the difference between two versions (see Vault+Versions
+// for versions). Insertions and deletions of a collection are exact by
+// construction: the notifier re-runs the collection's query at the new
+// version and compares row ids with the ids it delivered last. What a query
+// cannot tell is which rows were *modified*; Realm's rule is that any write
+// to a property counts, even of the same value. That is captured here, per
+// write transaction, on the writer connection that makes it:
+//
+//   - VaultKit's own statements say what they write: a property setter names
+//     its column, `add(_:update:)` the columns it changes, a List/Set/Map
+//     operation its owner's collection property. They are recorded as
+//     (class, row id, property index) before the statement runs.
+//   - SQLite's update hook reports every row the transaction inserts,
+//     updates or deletes, including those foreign-key actions and triggers
+//     change, which VaultKit never sees as statements: `ON DELETE SET NULL`
+//     on a link (recorded as a write to the class's link columns: the hook
+//     names the row, not the column), `ON DELETE CASCADE` removing a deleted
+//     object from lists, sets and maps, the triggers that delete embedded
+//     objects. Every delete VaultKit issues carries a `WHERE` clause, so
+//     SQLite's truncate optimisation (which bypasses the hook) never applies.
+//
+// Capture costs nothing when nobody observes: the hook is installed at
+// `beginWrite` only while some `Vault` of this process observes the file, and
+// the logical records are skipped with one branch otherwise. When on, it is
+// one callback and a set insertion per changed row.
+//
+// At commit the transaction's changes go to the file's ChangeCoordinator
+// under the commit sequence the transaction wrote; a rolled-back transaction
+// leaves nothing. Notifiers ask the coordinator for the union of the changes
+// between the version they delivered last and the one they deliver now, so
+// several commits merge into one update (an object inserted and deleted in
+// between is simply absent from both id lists). A commit the coordinator did
+// not capture — another process's — still yields exact insertions and
+// deletions; its modifications are not known (see ChangeCoordinator).
+
+/// The properties of one row a transaction wrote.
+struct WrittenProperties: Sendable, Equatable {
+    /// Property indexes (of the class's schema) VaultKit's statements wrote.
+    var indexes: Set<Int> = []
+    /// A foreign-key action or trigger updated the row: its link columns changed.
+    var linkColumns = false
+}
+
+/// What one table's rows went through in a transaction (or several merged).
+struct TableChanges: Sendable, Equatable {
+    var inserted: Set<Int64> = []
+    var deleted: Set<Int64> = []
+    /// Rows updated in place, with what was written.
+    var written: [Int64: WrittenProperties] = [:]
+
+    var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && written.isEmpty }
+
+    mutating func merge(_ other: TableChanges) {
+        inserted.formUnion(other.inserted)
+        deleted.formUnion(other.deleted)
+        for (row, properties) in other.written {
+            written[row, default: WrittenProperties()].indexes.formUnion(properties.indexes)
+            if properties.linkColumns { written[row, default: WrittenProperties()].linkColumns = true }
+        }
+    }
+}
+
+/// The rows one or more transactions changed, by table name.
+struct TransactionChanges: Sendable, Equatable {
+    var tables: [String: TableChanges] = [:]
+
+    var isEmpty: Bool { tables.values.allSatisfy(\.isEmpty) }
+
+    mutating func merge(_ other: TransactionChanges) {
+        for (table, changes) in other.tables { tables[table, default: TableChanges()].merge(changes) }
+    }
+
+    /// What was written to row `rowID` of class `className` (nil: nothing).
+    func written(className: String, rowID: Int64) -> WrittenProperties? {
+        tables[className]?.written[rowID]
+    }
+}
+
+/// Records one write transaction's changes on the writer connection.
+final class ChangeCapture {
+    private(set) var changes = TransactionChanges()
+    /// The row VaultKit's next own UPDATE statement writes (so the hook does not take it for a foreign-key action).
+    private var expectedUpdate: (table: String, rowID: Int64)?
+
+    /// The update-hook observer to install on the writer for the transaction.
+    private(set) lazy var rowObserver = RowChangeObserver { [unowned self] kind, table, rowID in
+        self.rowChanged(kind, table: table, rowID: rowID)
+    }
+
+    /// VaultKit is about to write these properties of a row with its own statement.
+    func willWrite(className: String, rowID: Int64, propertyIndexes: some Sequence<Int>, isUpdateStatement: Bool) {
+        changes.tables[className, default: TableChanges()].written[rowID, default: WrittenProperties()].indexes.formUnion(propertyIndexes)
+        if isUpdateStatement { expectedUpdate = (className, rowID) }
+    }
+
+    private func rowChanged(_ kind: RowChangeKind, table: String, rowID: Int64) {
+        switch kind {
+        case .insert:
+            changes.tables[table, default: TableChanges()].inserted.insert(rowID)
+        case .delete:
+            changes.tables[table, default: TableChanges()].deleted.insert(rowID)
+        case .update:
+            if let expected = expectedUpdate, expected.rowID == rowID, expected.table == table {
+                expectedUpdate = nil
+                return
+            }
+            changes.tables[table, default: TableChanges()].written[rowID, default: WrittenProperties()].linkColumns = true
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import VaultCore
+
+/// The process-wide meeting point of one vault file's writers and observers
+/// (Realm's `RealmCoordinator`): every `Vault` of this process that writes the
+/// file hands it the changes of each commit, keyed by commit sequence, and
+/// every session that observes the file is told a commit happened.
+///
+/// It keeps the changes of the most recent commits only (``retainedCommits``):
+/// a notifier that fell further behind, or a range that holds a commit made by
+/// another process (never captured here), gets `nil` from
+/// ``changes(after:through:)`` and reports exact insertions and deletions
+/// without modifications.
+final class ChangeCoordinator: Sendable {
+    /// How many commits' changes are kept for notifiers that lag behind.
+    static let retainedCommits = 256
+
+    private struct State {
+        var observerCount = 0
+        var commits: [UInt64: TransactionChanges] = [:]
+        /// Sessions with observers, woken after each commit (see ``wakeObservers(except:)``).
+        var wakers: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Locked(State())
+
+    private static let coordinators = Locked<[String: ChangeCoordinator]>([:])
+
+    /// The coordinator of the file (or in-memory vault) at `path`.
+    static func shared(for path: String) -> ChangeCoordinator {
+        coordinators.withLock { all in
+            if let existing = all[path] { return existing }
+            let created = ChangeCoordinator()
+            all[path] = created
+            return created
+        }
+    }
+
+    /// Whether anyone in this process observes the file: writers capture changes only then.
+    var isCapturing: Bool { state.withLock { $0.observerCount > 0 } }
+
+    func observerAdded() { state.withLock { $0.observerCount += 1 } }
+
+    func observerRemoved() {
+        state.withLock { state in
+            state.observerCount = max(0, state.observerCount - 1)
+            if state.observerCount == 0 { state.commits = [:] }
+        }
+    }
+
+    /// Registers the closure that wakes a session after commits (replacing its previous one).
+    func setWaker(for session: ObjectIdentifier, _ waker: (@Sendable () -> Void)?) {
+        state.withLock { $0.wakers[session] = waker }
+    }
+
+    /// Stores the changes of commit `sequence`.
+    func record(_ changes: TransactionChanges, sequence: UInt64) {
+        state.withLock { state in
+            guard state.observerCount > 0 else { return }
+            state.commits[sequence] = changes
+            if state.commits.count > Self.retainedCommits, let oldest = state.commits.keys.min() {
+                state.commits[oldest] = nil
+            }
+        }
+    }
+
+    /// Forgets the changes recorded for a commit that failed.
+    func withdraw(sequence: UInt64) {
+        state.withLock { $0.commits[sequence] = nil }
+    }
+
+    /// The merged changes of the commits after `old` up to and including
+    /// `new`; `nil` when one of them was not captured in this process.
+    func changes(after old: UInt64, through new: UInt64) -> TransactionChanges? {
+        guard new > old else { return TransactionChanges() }
+        return state.withLock { state in
+            var merged = TransactionChanges()
+            var sequence = old + 1
+            while sequence <= new {
+                guard let changes = state.commits[sequence] else { return nil }
+                merged.merge(changes)
+                sequence += 1
+            }
+            return merged
+        }
+    }
+
+    /// Tells every observing session but `committer` that a commit happened.
+    func wakeObservers(except committer: ObjectIdentifier?) {
+        let wakers = state.withLock { state in state.wakers.filter { $0.key != committer }.map(\.value) }
+        for wake in wakers { wake() }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import VaultCore
+
+/// One registered observation of a session: what it observes, the version it
+/// delivered last, and how to compute and deliver the next change.
+///
+/// Observations are delivered on their session's thread (see
+/// Vault+Notifications), at the version the session reads at that moment, so
+/// the indices they report match what the observer reads.
+class Observation {
+    /// False once the token is invalidated: never delivered again.
+    var isActive = true
+    /// The commit sequence of the last delivery: the baseline of the next.
+    var deliveredSequence: UInt64 = 0
+    /// The token that ends it (for `write(withoutNotifying:)`).
+    weak var token: NotificationToken?
+
+    /// Delivers what changed between `deliveredSequence` and the vault's current
+    /// version. `changes` is the merged capture of that range, `nil` when a
+    /// commit in it was not captured in this process.
+    func deliver(in vault: Vault, changes: TransactionChanges?) {}
+
+    /// Takes the current version as the baseline without delivering.
+    func rebaseline(in vault: Vault) {}
+}
+
+/// The property indexes a key-path filter lets through (`nil`: every property).
+struct PropertyFilter {
+    let indexes: Set<Int>?
+    let linkColumns: Set<Int>
+
+    /// Realm's `keyPaths:`: names of the observed class's properties; a path
+    /// through a link (`"dog.name"`) filters on its first step. An unknown
+    /// property is a programmer error and traps, as Realm's invalid key paths raise.
+    init(keyPaths: [String]?, schema: ObjectSchema) {
+        linkColumns = Set(schema.properties.indices.filter { schema.properties[$0].objectClassName != nil && schema.properties[$0].isColumn })
+        guard let keyPaths else {
+            indexes = nil
+            return
+        }
+        indexes = Set(keyPaths.map { keyPath in
+            let first = String(keyPath.split(separator: ".", maxSplits: 1).first ?? "")
+            guard let index = schema.index(ofProperty: first) else {
+                preconditionFailure("Invalid key path '\(keyPath)' for \(schema.className): \(schema.className) has no property '\(first)'")
+            }
+            return index
+        })
+    }
+
+    /// Whether what was written to a row passes the filter.
+    func passes(_ written: WrittenProperties) -> Bool {
+        guard let indexes else { return true }
+        if !written.indexes.isDisjoint(with: indexes) { return true }
+        return written.linkColumns && !linkColumns.isDisjoint(with: indexes)
+    }
+
+    /// The written properties that pass the filter.
+    func filter(_ properties: Set<Int>) -> Set<Int> {
+        guard let indexes else { return properties }
+        return properties.intersection(indexes)
+    }
+}
+
+/// Observes a collection through the row ids of its elements.
+final class CollectionObservation<Collection>: Observation {
+    private let collection: Collection
+    /// The element ids at the vault's current version, in order.
+    private let currentIDs: () -> [Int64]
+    /// Whether element `id` was written in `changes` (subject to the key-path filter).
+    private let isModified: (TransactionChanges, Int64) -> Bool
+    private let block: (VaultCollectionChange<Collection>) -> Void
+    private var deliveredIDs: [Int64]?
+
+    init(collection: Collection, currentIDs: @escaping () -> [Int64],
+         isModified: @escaping (TransactionChanges, Int64) -> Bool,
+         block: @escaping (VaultCollectionChange<Collection>) -> Void) {
+        self.collection = collection
+        self.currentIDs = currentIDs
+        self.isModified = isModified
+        self.block = block
+    }
+
+    override func deliver(in vault: Vault, changes: TransactionChanges?) {
+        let sequence = vault.commitSequence
+        guard let old = deliveredIDs else {
+            deliveredIDs = currentIDs()
+            deliveredSequence = sequence
+            block(.initial(collection))
+            return
+        }
+        guard sequence != deliveredSequence else { return }
+        let new = currentIDs()
+        let diff = CollectionDiff(old: old, new: new) { id in changes.map { isModified($0, id) } ?? false }
+        deliveredIDs = new
+        deliveredSequence = sequence
+        guard !diff.isEmpty else { return }
+        block(.update(collection, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
+    }
+
+    override func rebaseline(in vault: Vault) {
+        guard deliveredIDs != nil else { return }
+        deliveredIDs = currentIDs()
+        deliveredSequence = vault.commitSequence
+    }
+}
+
+/// Observes one object's properties (no initial delivery, as in Realm).
+final class ObjectObservation<T: ObjectBase>: Observation {
+    private let object: T
+    private let schema: ObjectSchema
+    private let rowID: Int64
+    private let filter: PropertyFilter
+    private let block: (ObjectChange<T>) -> Void
+    /// The column values at the last delivery (per property; collections hold `.null`).
+    private var deliveredValues: [DatabaseValue]
+
+    init(object: T, manager: ManagedObject, keyPaths: [String]?, block: @escaping (ObjectChange<T>) -> Void) {
+        self.object = object
+        self.schema = manager.schema
+        self.rowID = manager.rowID
+        self.filter = PropertyFilter(keyPaths: keyPaths, schema: manager.schema)
+        self.block = block
+        self.deliveredValues = []
+    }
+
+    /// Reads the row now: the values later changes are compared with.
+    func start(in vault: Vault) {
+        deliveredSequence = vault.commitSequence
+        if case .success(let values?) = vault.loadRow(schema, rowID: rowID) { deliveredValues = values }
+    }
+
+    override func deliver(in vault: Vault, changes: TransactionChanges?) {
+        let sequence = vault.commitSequence
+        guard sequence != deliveredSequence else { return }
+        deliveredSequence = sequence
+        let row: [DatabaseValue]
+        switch vault.loadRow(schema, rowID: rowID) {
+        case .success(let values?): row = values
+        case .success(nil):
+            isActive = false
+            block(.deleted)
+            return
+        case .failure(let error):
+            isActive = false
+            block(.error(error))
+            return
+        }
+        // Written (a write of the same value counts, as in Realm), or different (commits not captured here).
+        var changed = Set<Int>()
+        if let written = changes?.written(className: schema.className, rowID: rowID) {
+            changed.formUnion(written.indexes)
+            if written.linkColumns { changed.formUnion(filter.linkColumns) }
+        }
+        for index in schema.columnIndexes where deliveredValues.indices.contains(index) && deliveredValues[index] != row[index] {
+            changed.insert(index)
+        }
+        let reported = filter.filter(changed).sorted()
+        let old = deliveredValues
+        deliveredValues = row
+        guard !reported.isEmpty else { return }
+        let propertyChanges = reported.map { index -> PropertyChange in
+            let property = schema.properties[index]
+            guard property.isColumn else { return PropertyChange(name: property.name, oldValue: nil, newValue: nil) }
+            return PropertyChange(name: property.name,
+                                  oldValue: old.indices.contains(index) ? vault.boxedValue(old[index], property: index, of: schema) : nil,
+                                  newValue: vault.boxedValue(row[index], property: index, of: schema))
+        }
+        block(.change(object, propertyChanges))
+    }
+
+    override func rebaseline(in vault: Vault) {
+        deliveredSequence = vault.commitSequence
+        if case .success(let values?) = vault.loadRow(schema, rowID: rowID) { deliveredValues = values }
+    }
+}
+
+/// Observes the vault itself: `.didChange` whenever it moves to a new version.
+final class VaultObservation: Observation {
+    private let block: (VaultNotification, Vault) -> Void
+
+    init(block: @escaping (VaultNotification, Vault) -> Void) {
+        self.block = block
+    }
+
+    func notify(_ notification: VaultNotification, _ vault: Vault) {
+        block(notification, vault)
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import VaultCore
+
+// MARK: - Delivery
+//
+// Observations belong to the session (the vault on one thread) they were
+// registered on, and are delivered on that thread, never inside a write
+// transaction, at the version the vault reads at that moment — so the indices
+// a block receives always match what it reads (Realm's handover guarantee,
+// kept by construction rather than by handing a version across threads).
+// Delivery happens:
+//   - at `refresh()`, which first advances the vault to the latest commit;
+//   - on the main thread, by itself: after every commit (this process's, on any
+//     thread) a vault opened on the main thread with observers schedules a
+//     refresh (autorefresh) or a `.refreshRequired` notification on the main
+//     queue, so an app whose main thread runs a run loop or `dispatchMain()`
+//     never calls `refresh()`. No run loop is required anywhere else: a vault
+//     on another thread delivers at its next `refresh()`.
+// `.initial` comes with the first delivery after registration, as in Realm
+// (asynchronously, possibly with later commits already folded in). A
+// commit's changes for the committing vault's own observers are delivered at
+// the same points, not synchronously inside `commitWrite()`; vault-level
+// observers (`Vault.observe`) hear `.didChange` right after the commit.
+extension Vault {
+    /// Registers an observation of this vault's session; the token removes it.
+    func register(_ observation: Observation) -> NotificationToken {
+        let session = self.session
+        if session.observations.isEmpty { startObserving() }
+        session.observations.append(observation)
+        session.coordinator.observerAdded()
+        // Fix the version the observation starts from.
+        _ = try? withDatabase { _ in }
+        observation.deliveredSequence = commitSequence
+        // The first delivery (`.initial`) comes at the next delivery point.
+        scheduleDelivery()
+        let coordinator = session.coordinator
+        let token = NotificationToken {
+            // Removed from the list at the session's next delivery (the token may
+            // be invalidated from another thread); it is never delivered again.
+            observation.isActive = false
+            coordinator.observerRemoved()
+        }
+        observation.token = token
+        return token
+    }
+
+    private func startObserving() {
+        let session = self.session
+        guard session.isMainThread else { return }
+        let box = MainQueueSession(session)
+        session.coordinator.setWaker(for: ObjectIdentifier(session)) {
+            DispatchQueue.main.async { box.wake() }
+        }
+    }
+
+    /// Asks for a delivery soon: on the main queue for main-thread vaults, else at the next refresh().
+    func scheduleDelivery() {
+        guard session.isMainThread, !session.deliveryScheduled else { return }
+        session.deliveryScheduled = true
+        let box = MainQueueSession(session)
+        DispatchQueue.main.async { box.deliver() }
+    }
+
+    /// Delivers every pending change to this session's observations.
+    func deliverNotifications() {
+        let session = self.session
+        session.deliveryScheduled = false
+        guard !isInWriteTransaction, !session.isDelivering else { return }
+        session.isDelivering = true
+        defer { session.isDelivering = false }
+        session.observations.removeAll { !$0.isActive }
+        guard !session.observations.isEmpty else { return }
+        // Fix the version the blocks will read.
+        _ = try? withDatabase { _ in }
+        let current = commitSequence
+        for observation in session.observations where observation.isActive && !(observation is VaultObservation) {
+            let changes = session.coordinator.changes(after: observation.deliveredSequence, through: current)
+            observation.deliver(in: self, changes: changes)
+        }
+    }
+
+    /// Tells the vault-level observers.
+    func notifyVaultObservers(_ notification: VaultNotification) {
+        for case let observation as VaultObservation in session.observations where observation.isActive {
+            observation.notify(notification, self)
+        }
+    }
+
+    /// A boxed property value for `PropertyChange`: linked objects as objects.
+    func boxedValue(_ value: DatabaseValue, property index: Int, of schema: ObjectSchema) -> Any? {
+        let property = schema.properties[index]
+        if property.type == .object {
+            guard let rowID = value.int64, let target = property.objectClassName else { return nil }
+            return object(className: target, rowID: rowID)
+        }
+        return schema.accessors[index].decodeBoxed(value)
+    }
+
+    // MARK: - Public API
+
+    /// Calls `block` whenever the vault moves to a new version: after each
+    /// commit through it, and at ``refresh()`` when another commit was taken
+    /// in (`.didChange`); with ``autorefresh`` off, `.refreshRequired` when a
+    /// commit elsewhere is waiting (main-thread vaults). Realm's `observe(_:)`.
+    public func observe(_ block: @escaping (VaultNotification, Vault) -> Void) -> NotificationToken {
+        register(VaultObservation(block: block))
+    }
+
+    /// Runs a write transaction whose commit the observations of `tokens`
+    /// (registered on this thread) do not hear about: their next change is
+    /// computed from the state after it. Realm's `write(withoutNotifying:_:)`;
+    /// as in Realm, a token with changes still undelivered from earlier commits
+    /// hears them, this commit's included.
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
+        let before = commitSequence
+        let result = try write(block)
+        let skipped = Set(tokens.map(ObjectIdentifier.init))
+        for observation in session.observations where observation.isActive && observation.deliveredSequence == before {
+            guard let token = observation.token, skipped.contains(ObjectIdentifier(token)) else { continue }
+            observation.rebaseline(in: self)
+        }
+        return result
+    }
+}
+
+/// Carries a main-thread session into a main-queue block.
+///
+/// `@unchecked Sendable` is safe because the session is dereferenced only
+/// inside blocks run on the main queue, which is the session's own thread.
+private final class MainQueueSession: @unchecked Sendable {
+    private weak var session: VaultSession?
+
+    init(_ session: VaultSession) { self.session = session }
+
+    /// A commit happened somewhere: advance (autorefresh) or say a refresh is required.
+    func wake() {
+        guard let session else { return }
+        let vault = Vault(sharing: session)
+        if session.autorefresh {
+            vault.refresh()
+        } else {
+            vault.notifyVaultObservers(.refreshRequired)
+        }
+    }
+
+    func deliver() {
+        guard let session else { return }
+        Vault(sharing: session).deliverNotifications()
+    }
+}
+
+// MARK: - Observing collections and objects
+
+extension Results {
+    /// Calls `block` with `.initial` at the first delivery, then with the
+    /// changes of each later version (Realm's index conventions; see
+    /// ``VaultCollectionChange``). `keyPaths` limits which property writes
+    /// count as modifications (insertions and deletions always do).
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+        let filter = PropertyFilter(keyPaths: keyPaths, schema: schema)
+        let className = schema.className
+        let observation = CollectionObservation(collection: self, currentIDs: { self.rowIDs() }, isModified: { changes, id in
+            changes.written(className: className, rowID: id).map(filter.passes) ?? false
+        }, block: block)
+        return vault.register(observation)
+    }
+}
+
+extension LinkingObjects {
+    /// Observes the objects linking here, as ``Results/observe(keyPaths:_:)`` does.
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
+        guard binding != nil else { preconditionFailure("Only the LinkingObjects of a managed object can be observed") }
+        let results = self.results
+        let filter = PropertyFilter(keyPaths: keyPaths, schema: results.schema)
+        let className = results.schema.className
+        let observation = CollectionObservation(collection: self, currentIDs: { results.rowIDs() }, isModified: { changes, id in
+            changes.written(className: className, rowID: id).map(filter.passes) ?? false
+        }, block: block)
+        return results.vault.register(observation)
+    }
+}
+
+extension CollectionBinding {
+    /// An observation of a List or MutableSet through its entries: an entry is
+    /// modified when it was rewritten, or when the object it holds was written.
+    func observation<C>(_ collection: C, keyPaths: [String]?, block: @escaping (VaultCollectionChange<C>) -> Void) -> CollectionObservation<C> {
+        let vault = self.vault
+        let table = owner.unquotedCollectionTableName(for: property)
+        let targetSchema = property.objectClassName.flatMap { vault.schema(named: $0) }
+        let filter = targetSchema.map { PropertyFilter(keyPaths: keyPaths, schema: $0) }
+        let targets = EntryTargets()
+        return CollectionObservation(collection: collection, currentIDs: {
+            let entries = vault.collectionEntries(self)
+            targets.byEntry = Dictionary(entries.compactMap { entry in entry.value.int64.map { (entry.entryID, $0) } }, uniquingKeysWith: { first, _ in first })
+            return entries.map(\.entryID)
+        }, isModified: { changes, entryID in
+            if changes.tables[table]?.written[entryID] != nil { return true }
+            guard let targetSchema, let filter, let target = targets.byEntry[entryID] else { return false }
+            return changes.written(className: targetSchema.className, rowID: target).map(filter.passes) ?? false
+        }, block: block)
+    }
+}
+
+/// The object row each entry of an observed list or set held at the last look.
+final class EntryTargets {
+    var byEntry: [Int64: Int64] = [:]
+}
+
+extension List {
+    /// Observes the list: insertions, deletions and moves by position (a
+    /// move is a deletion and an insertion), and modifications of entries and
+    /// of the objects they hold. Realm's `observe(keyPaths:_:)`.
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<List<Element>>) -> Void) -> NotificationToken {
+        guard let binding else { preconditionFailure("Only a managed List can be observed: add its owner to a vault first") }
+        return binding.vault.register(binding.observation(self, keyPaths: keyPaths, block: block))
+    }
+}
+
+extension MutableSet {
+    /// Observes the set, as ``List/observe(keyPaths:_:)`` does.
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
+        guard let binding else { preconditionFailure("Only a managed MutableSet can be observed: add its owner to a vault first") }
+        return binding.vault.register(binding.observation(self, keyPaths: keyPaths, block: block))
+    }
+}
+
+/// The objects that can be observed one by one (every `Object` and `EmbeddedObject`).
+public protocol ObservableVaultObject: ObjectBase {}
+
+extension ObjectBase: ObservableVaultObject {}
+
+extension ObservableVaultObject {
+    /// Calls `block` when properties of this managed object are written (each
+    /// written property once, even when written with the same value, with its
+    /// old and new values), or once with `.deleted`. There is no initial
+    /// call, as in Realm. `keyPaths` limits the properties that count.
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        guard let manager else { preconditionFailure("Only a managed \(type(of: self)) can be observed: add it to a vault first") }
+        let observation = ObjectObservation(object: self, manager: manager, keyPaths: keyPaths, block: block)
+        let token = manager.vault.register(observation)
+        observation.start(in: manager.vault)
+        return token
+    }
+}
