@@ -20,14 +20,14 @@ import VaultCore
 ///
 /// Offsets in errors are UTF-8 offsets into the query string.
 struct QueryParser {
-    private let text: String
-    private let bytes: [UInt8]
-    private var position = 0
-    private let arguments: [Any?]
-    private var nextArgument = 0
-    private var highestPositional = -1
-    private var depth = 0
-    private static let maximumDepth = 200
+    let text: String
+    let bytes: [UInt8]
+    var position = 0
+    let arguments: [Any?]
+    var nextArgument = 0
+    var highestPositional = -1
+    var depth = 0
+    static let maximumDepth = 200
 
     /// Parses `text` with `arguments` for its `%@`-style placeholders.
     static func parse(_ text: String, arguments: [Any?]) throws(QueryError) -> QueryPredicate {
@@ -39,13 +39,13 @@ struct QueryParser {
         }
     }
 
-    private init(text: String, arguments: [Any?]) {
+    init(text: String, arguments: [Any?]) {
         self.text = text
         self.bytes = Array(text.utf8)
         self.arguments = arguments
     }
 
-    private mutating func parseWhole() throws(QueryError) -> QueryPredicate {
+    mutating func parseWhole() throws(QueryError) -> QueryPredicate {
         skipSpace()
         guard position < bytes.count else { throw QueryError("the query is empty (use TRUEPREDICATE to match everything)", at: 0) }
         let predicate = try parseOr()
@@ -60,12 +60,12 @@ struct QueryParser {
 
     // MARK: Predicates
 
-    private mutating func enter() throws(QueryError) {
+    mutating func enter() throws(QueryError) {
         depth += 1
         guard depth <= Self.maximumDepth else { throw QueryError("the query is nested more than \(Self.maximumDepth) levels deep", at: position) }
     }
 
-    private mutating func parseOr() throws(QueryError) -> QueryPredicate {
+    mutating func parseOr() throws(QueryError) -> QueryPredicate {
         try enter(); defer { depth -= 1 }
         var result = try parseAnd()
         while consumeKeyword("OR") || consumeSymbol("||") {
@@ -74,7 +74,7 @@ struct QueryParser {
         return result
     }
 
-    private mutating func parseAnd() throws(QueryError) -> QueryPredicate {
+    mutating func parseAnd() throws(QueryError) -> QueryPredicate {
         var result = try parseNot()
         while consumeKeyword("AND") || consumeSymbol("&&") {
             result = .and(result, try parseNot())
@@ -82,7 +82,7 @@ struct QueryParser {
         return result
     }
 
-    private mutating func parseNot() throws(QueryError) -> QueryPredicate {
+    mutating func parseNot() throws(QueryError) -> QueryPredicate {
         try enter(); defer { depth -= 1 }
         skipSpace()
         if consumeKeyword("NOT") || (peekByte() == UInt8(ascii: "!") && peekByte(1) != UInt8(ascii: "=") && consumeSymbol("!")) {
@@ -101,7 +101,7 @@ struct QueryParser {
         return .comparison(try parseComparison())
     }
 
-    private mutating func parseComparison() throws(QueryError) -> Comparison {
+    mutating func parseComparison() throws(QueryError) -> Comparison {
         skipSpace()
         let start = position
         var quantifier: Quantifier?
@@ -123,23 +123,23 @@ struct QueryParser {
         return Comparison(lhs: lhs, op: op, rhs: rhs, options: options, quantifier: quantifier, offset: operatorOffset)
     }
 
-    private static let symbolOperators: [(StaticString, ComparisonOperator)] = [
+    static let symbolOperators: [(StaticString, ComparisonOperator)] = [
         ("==", .equal), ("!=", .notEqual), ("<>", .notEqual), ("<=", .lessOrEqual), ("=<", .lessOrEqual),
         (">=", .greaterOrEqual), ("=>", .greaterOrEqual), ("<", .less), (">", .greater), ("=", .equal),
     ]
-    private static let wordOperators: [(StaticString, ComparisonOperator)] = [
+    static let wordOperators: [(StaticString, ComparisonOperator)] = [
         ("BEGINSWITH", .beginsWith), ("ENDSWITH", .endsWith), ("CONTAINS", .contains),
         ("LIKE", .like), ("IN", .in), ("BETWEEN", .between),
     ]
 
-    private mutating func parseOperator() -> ComparisonOperator? {
+    mutating func parseOperator() -> ComparisonOperator? {
         skipSpace()
         for (symbol, op) in Self.symbolOperators where consumeSymbol(symbol) { return op }
         for (word, op) in Self.wordOperators where consumeKeyword(word) { return op }
         return nil
     }
 
-    private mutating func parseOptions() throws(QueryError) -> ComparisonOptions {
+    mutating func parseOptions() throws(QueryError) -> ComparisonOptions {
         skipSpace()
         guard peekByte() == UInt8(ascii: "[") else { return [] }
         let start = position
@@ -160,7 +160,7 @@ struct QueryParser {
 
     // MARK: Operands
 
-    private mutating func parseOperand() throws(QueryError) -> QueryOperand {
+    mutating func parseOperand() throws(QueryError) -> QueryOperand {
         try enter(); defer { depth -= 1 }
         skipSpace()
         let start = position
@@ -233,7 +233,7 @@ struct QueryParser {
     }
 
     /// `T<seconds>:<nanoseconds>` (Realm's timestamp literal), seconds since 1970.
-    private mutating func parseTimestampIfPresent() throws(QueryError) -> Date? {
+    mutating func parseTimestampIfPresent() throws(QueryError) -> Date? {
         let start = position
         guard peekByte() == UInt8(ascii: "T") || peekByte() == UInt8(ascii: "t") else { return nil }
         var probe = position + 1
@@ -249,7 +249,7 @@ struct QueryParser {
         return Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9)
     }
 
-    private mutating func parseParenthesisedText() throws(QueryError) -> String {
+    mutating func parseParenthesisedText() throws(QueryError) -> String {
         skipSpace()
         guard consumeSymbol("(") else { throw QueryError("expected '('", at: position) }
         let start = position
@@ -260,7 +260,7 @@ struct QueryParser {
         return inner.trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
     }
 
-    private mutating func parseSubquery() throws(QueryError) -> QueryOperand {
+    mutating func parseSubquery() throws(QueryError) -> QueryOperand {
         let start = position
         _ = readWord()
         skipSpace()
@@ -285,7 +285,7 @@ struct QueryParser {
         return .subqueryCount(collection: collection, variable: variable, predicate: predicate, offset: start)
     }
 
-    private mutating func parseKeyPath() throws(QueryError) -> QueryKeyPath {
+    mutating func parseKeyPath() throws(QueryError) -> QueryKeyPath {
         skipSpace()
         let start = position
         var path = QueryKeyPath(variable: nil, steps: [], offset: start)
@@ -343,7 +343,7 @@ struct QueryParser {
     }
 
     /// A `%K` argument: a key path given as a string, possibly dotted.
-    private mutating func keyPathArgument(at offset: Int) throws(QueryError) -> [KeyPathStep] {
+    mutating func keyPathArgument(at offset: Int) throws(QueryError) -> [KeyPathStep] {
         guard nextArgument < arguments.count else { throw QueryError("the query needs more arguments than the \(arguments.count) given", at: offset) }
         defer { nextArgument += 1 }
         guard let name = arguments[nextArgument] as? String, !name.isEmpty else {
@@ -363,7 +363,7 @@ struct QueryParser {
         }
     }
 
-    private mutating func parseArgument() throws(QueryError) -> QueryOperand {
+    mutating func parseArgument() throws(QueryError) -> QueryOperand {
         let start = position
         position += 1
         let specifier = readWhile { isIdentifierCharacter($0) || $0 == UInt8(ascii: "@") }
@@ -380,7 +380,7 @@ struct QueryParser {
         }
     }
 
-    private func operand(fromArgument argument: Any?, at offset: Int) throws(QueryError) -> QueryOperand {
+    func operand(fromArgument argument: Any?, at offset: Int) throws(QueryError) -> QueryOperand {
         if let array = argument as? [Any?], !(argument is Data) {
             var items: [QueryOperand] = []
             for element in array { items.append(try operand(fromArgument: element, at: offset)) }
@@ -403,159 +403,4 @@ struct QueryParser {
         return .value(value, offset: offset)
     }
 
-    // MARK: Literals
-
-    private mutating func parseString() throws(QueryError) -> String {
-        let start = position
-        guard let quote = peekByte(), quote == UInt8(ascii: "'") || quote == UInt8(ascii: "\"") else {
-            throw QueryError("expected a quoted string, found \(describeToken())", at: position)
-        }
-        position += 1
-        var buffer: [UInt8] = []
-        while true {
-            guard let byte = peekByte() else { throw QueryError("the string starting here is not closed", at: start) }
-            position += 1
-            if byte == quote { break }
-            if byte == UInt8(ascii: "\\") {
-                guard let escaped = peekByte() else { throw QueryError("the string starting here is not closed", at: start) }
-                position += 1
-                switch escaped {
-                case UInt8(ascii: "n"): buffer.append(0x0A)
-                case UInt8(ascii: "t"): buffer.append(0x09)
-                case UInt8(ascii: "r"): buffer.append(0x0D)
-                case UInt8(ascii: "0"): buffer.append(0x00)
-                case UInt8(ascii: "u"):
-                    let hexStart = position
-                    guard position + 4 <= bytes.count, let code = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16),
-                          let scalar = Unicode.Scalar(code) else {
-                        throw QueryError("\\u needs four hexadecimal digits of a valid character", at: hexStart - 2)
-                    }
-                    position += 4
-                    buffer += Array(String(Character(scalar)).utf8)
-                default: buffer.append(escaped)
-                }
-            } else {
-                buffer.append(byte)
-            }
-        }
-        return String(decoding: buffer, as: UTF8.self)
-    }
-
-    private mutating func parseNumber() throws(QueryError) -> QueryValue {
-        let start = position
-        if peekByte() == UInt8(ascii: "-") || peekByte() == UInt8(ascii: "+") { position += 1 }
-        if peekByte() == UInt8(ascii: "0"), let x = peekByte(1), x | 0x20 == UInt8(ascii: "x") {
-            position += 2
-            let digits = readWhile { isHexDigit($0) }
-            guard let value = Int64(digits, radix: 16) else { throw QueryError("'\(slice(start, position))' is not a valid hexadecimal number", at: start) }
-            return .int(bytes[start] == UInt8(ascii: "-") ? -value : value)
-        }
-        _ = readWhile(isDigit)
-        var isFloat = false
-        if peekByte() == UInt8(ascii: "."), peekByte(1).map(isDigit) ?? true {
-            isFloat = true
-            position += 1
-            _ = readWhile(isDigit)
-        }
-        if let e = peekByte(), e | 0x20 == UInt8(ascii: "e") {
-            isFloat = true
-            position += 1
-            if peekByte() == UInt8(ascii: "-") || peekByte() == UInt8(ascii: "+") { position += 1 }
-            guard !readWhile(isDigit).isEmpty else { throw QueryError("'\(slice(start, position))' is not a valid number", at: start) }
-        }
-        if let next = peekByte(), isIdentifierCharacter(next) {
-            throw QueryError("'\(slice(start, position + 1))…' is not a valid number", at: start)
-        }
-        let literal = slice(start, position)
-        if !isFloat, let value = Int64(literal) { return .int(value) }
-        guard let value = Double(literal), value.isFinite || literal.contains("e") || literal.contains("E") else {
-            throw QueryError("'\(literal)' is not a valid number", at: start)
-        }
-        return .double(value)
-    }
-
-    // MARK: Lexing helpers
-
-    private func peekByte(_ ahead: Int = 0) -> UInt8? {
-        position + ahead < bytes.count ? bytes[position + ahead] : nil
-    }
-
-    private func nextNonSpace(after index: Int) -> UInt8? {
-        var probe = index
-        while probe < bytes.count, isSpace(bytes[probe]) { probe += 1 }
-        return probe < bytes.count ? bytes[probe] : nil
-    }
-
-    private mutating func skipSpace() {
-        while let byte = peekByte(), isSpace(byte) { position += 1 }
-    }
-
-    // Symbols and keywords are StaticStrings: matching them allocates nothing.
-    private mutating func consumeSymbol(_ symbol: StaticString) -> Bool {
-        skipSpace()
-        let length = symbol.utf8CodeUnitCount
-        guard position + length <= bytes.count else { return false }
-        let start = symbol.utf8Start
-        for offset in 0..<length where bytes[position + offset] != start[offset] { return false }
-        position += length
-        return true
-    }
-
-    /// Consumes `word` (case-insensitive) when it stands alone (not a prefix of a longer name).
-    private mutating func consumeKeyword(_ word: StaticString) -> Bool {
-        skipSpace()
-        let length = word.utf8CodeUnitCount
-        guard position + length <= bytes.count else { return false }
-        let start = word.utf8Start
-        for offset in 0..<length {
-            let expected = start[offset]
-            let actual = bytes[position + offset]
-            guard actual == expected || (isLetter(expected) && actual | 0x20 == expected | 0x20) else { return false }
-        }
-        if position + length < bytes.count, isIdentifierCharacter(bytes[position + length]), isIdentifierCharacter(start[length - 1]) {
-            return false
-        }
-        position += length
-        return true
-    }
-
-    private func peekWord() -> String {
-        var end = position
-        while end < bytes.count, isIdentifierCharacter(bytes[end]) || (end == position && bytes[end] == UInt8(ascii: "@")) { end += 1 }
-        return slice(position, end)
-    }
-
-    private mutating func readWord() -> String {
-        readWhile(isIdentifierCharacter)
-    }
-
-    private mutating func readWhile(_ predicate: (UInt8) -> Bool) -> String {
-        let start = position
-        while let byte = peekByte(), predicate(byte) { position += 1 }
-        return slice(start, position)
-    }
-
-    private func slice(_ start: Int, _ end: Int) -> String {
-        String(decoding: bytes[min(start, bytes.count)..<min(end, bytes.count)], as: UTF8.self)
-    }
-
-    private func describeToken() -> String {
-        guard position < bytes.count else { return "the end of the query" }
-        var end = position
-        if isIdentifierCharacter(bytes[position]) {
-            while end < bytes.count, isIdentifierCharacter(bytes[end]) { end += 1 }
-        } else {
-            end += 1
-            while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
-        }
-        return "'\(slice(position, end))'"
-    }
 }
-
-private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-private func isHexDigit(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) }
-private func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
-// Non-ASCII bytes belong to identifiers: Swift property names may use any letters.
-private func isIdentifierStart(_ byte: UInt8) -> Bool { isLetter(byte) || byte == UInt8(ascii: "_") || byte >= 0x80 }
-private func isIdentifierCharacter(_ byte: UInt8) -> Bool { isIdentifierStart(byte) || isDigit(byte) }
