@@ -65,6 +65,39 @@ func run() throws {
     print("  5. queried (string and typed forms, compiled to SQL with bound values): \(query.map(\.firstName)), \(typed.map(\.firstName)); "
           + "sorted by city: \(people.sorted(byKeyPath: "address.city").map(\.firstName))")
 
+    // An observer on this thread hears a commit made on another thread, with
+    // Realm's index conventions (deletions/modifications: old indices; insertions: new).
+    let byName = people.sorted(byKeyPath: "firstName")
+    var heard: [String] = []
+    let token = byName.observe { change in
+        switch change {
+        case .initial(let results):
+            heard.append("initial \(results.map(\.firstName))")
+        case .update(let results, let deletions, let insertions, let modifications):
+            heard.append("update \(results.map(\.firstName)): deletions \(deletions), insertions \(insertions), modifications \(modifications)")
+        case .error(let error):
+            heard.append("error \(error)")
+        }
+    }
+    vault.refresh()                       // an advance point: delivers .initial
+    let graceID = grace._id
+    let sharedConfiguration = config      // Vault.Configuration is Sendable
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        defer { done.signal() }
+        guard let background = try? Vault(configuration: sharedConfiguration) else { return }   // another instance, its own connections
+        try? background.write {
+            background.add(Person(firstName: "Barbara", email: "barbara@example.org", city: "Cambridge"))
+            background.object(ofType: Person.self, forPrimaryKey: graceID)?.mood = .away
+        }
+    }.start()
+    done.wait()
+    let before = byName.count             // still the version this vault reads
+    vault.refresh()                       // takes in the other thread's commit and delivers the update
+    token.invalidate()
+    print("  6. an observer of people sorted by name (\(before) before refresh(), \(byName.count) after) heard:\n       "
+          + heard.joined(separator: "\n       "))
+
     var scanned = 0
     for suffix in ["", "-wal", "-shm"] {
         guard let bytes = FileManager.default.contents(atPath: url.path + suffix) else { continue }
@@ -73,7 +106,7 @@ func run() throws {
             throw DemoError("plaintext '\(needle)' found in \(url.lastPathComponent)\(suffix) — this is a bug")
         }
     }
-    print("  6. searched the vault's files (\(scanned) bytes) for the stored text: not found")
+    print("  7. searched the vault's files (\(scanned) bytes) for the stored text: not found")
 
     var wrongKey = config
     wrongKey.encryptionKey = Data((0..<64).map { _ in UInt8.random(in: 0...255) })
@@ -81,7 +114,7 @@ func run() throws {
         _ = try Vault(configuration: wrongKey)
         throw DemoError("a wrong key opened the vault — this is a bug")
     } catch let error as VaultError {
-        print("  7. a wrong key is refused:\n       \(error)")
+        print("  8. a wrong key is refused:\n       \(error)")
     }
 }
 

@@ -30,6 +30,7 @@ import Foundation
 /// - ``read(_:)``
 /// - ``write(_:)``
 /// - ``writeWithoutTransaction(_:)``
+/// - ``makeSnapshot()``
 /// ### Maintenance
 /// - ``checkpoint()``
 /// - ``verify()``
