@@ -61,7 +61,9 @@ struct KeyRotationTests {
         let url = directory.file("o.vault")
         let old = try MasterKey.generate(), new = try MasterKey.generate()
         let vault = try makeVault(url, key: old, rows: 20) { $0.maximumReaderCount = 8 }
+        #expect(vault.configuration.masterKey?.isSameKey(as: old) == true)
         try vault.rotateMasterKey(to: new)
+        #expect(vault.configuration.masterKey?.isSameKey(as: new) == true, "the configuration holds no stale key after rotation")
         // Readers opened after the rotation use the new key.
         let counts = try (0..<6).map { _ in try readRows(vault).count }
         #expect(counts == Array(repeating: 20, count: 6))
