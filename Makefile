@@ -19,6 +19,7 @@ bench: dependencies
 	swift run -c release vault-bench storage
 	swift run -c release vault-bench objects
 	swift run -c release vault-bench queries
+	swift run -c release vault-bench notifications
 
 docs: dependencies
 	swift package generate-documentation --target VaultKit --target VaultCore --warnings-as-errors

@@ -348,7 +348,9 @@ case "objects":
     runObjectBenchmark()
 case "queries":
     runQueryBenchmark()
+case "notifications":
+    runNotificationBenchmark()
 default:
-    print("usage: vault-bench [storage|rotation|objects|queries] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
+    print("usage: vault-bench [storage|rotation|objects|queries|notifications] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
     exit(2)
 }

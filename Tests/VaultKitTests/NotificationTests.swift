@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultCore
 import VaultTestSupport
 @testable import VaultKit
 
@@ -260,5 +261,45 @@ struct NotificationTests {
         #expect(!vault.refresh())
         #expect(heard == [.didChange])
         withExtendedLifetime(token) {}
+    }
+}
+
+@Suite("Notifications on a queue-confined vault")
+struct QueueNotificationTests {
+    @Test("a vault confined to a serial queue is shared by its blocks and gets its notifications there, with no refresh() call")
+    func queueDelivery() throws {
+        let directory = try TemporaryDirectory("notify-queue")
+        let configuration = Vault.Configuration(fileURL: directory.file("q.vault"), encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self])
+        let writer = try Vault(configuration: configuration)
+        try writer.write { writer.add(NItem(1, "a")) }
+
+        let queue = DispatchQueue(label: "vaultkit.tests.observer")
+        let heard = Locked<[String]>([])
+        let delivered = DispatchSemaphore(value: 0)
+        var queueVault: Vault?
+        var token: NotificationToken?
+        try queue.sync {
+            let vault = try Vault(configuration: configuration, queue: queue)
+            token = vault.objects(NItem.self).observe { change in
+                dispatchPrecondition(condition: .onQueue(queue))
+                switch change {
+                case .initial(let items): heard.withLock { $0.append("initial \(items.count)") }
+                case .update(let items, let deletions, let insertions, let modifications):
+                    heard.withLock { $0.append("update \(items.count) \(deletions) \(insertions) \(modifications)") }
+                case .error(let error): heard.withLock { $0.append("error \(error)") }
+                }
+                delivered.signal()
+            }
+            queueVault = vault
+        }
+        #expect(delivered.wait(timeout: .now() + 10) == .success, "the initial delivery comes on the queue by itself")
+        #expect(try queue.sync { try Vault(configuration: configuration, queue: queue).session === queueVault?.session },
+                "another block on the queue shares the instance")
+
+        try writer.write { writer.add(NItem(2, "b")); writer.object(ofType: NItem.self, forPrimaryKey: 1)?.name = "A" }
+        #expect(delivered.wait(timeout: .now() + 10) == .success, "a commit on another thread wakes the queue")
+        #expect(heard.withLock { $0 } == ["initial 1", "update 2 [] [1] [0]"])
+        queue.sync { token?.invalidate() }
+        withExtendedLifetime((queueVault, token)) {}
     }
 }

@@ -227,7 +227,11 @@ private func function(of context: OpaquePointer?) -> DatabaseFunction? {
 }
 
 private let callScalar: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, count, values in
-    function(of: context)?.scalar?(DatabaseFunctionArguments(values, count: count), DatabaseFunctionResult(context))
+    guard let box = sqlite3_user_data(context) else { return }
+    // Called once per row: borrow the function without retaining it (SQLite holds it for the connection's life).
+    Unmanaged<DatabaseFunction>.fromOpaque(box)._withUnsafeGuaranteedRef { function in
+        function.scalar?(DatabaseFunctionArguments(values, count: count), DatabaseFunctionResult(context))
+    }
 }
 
 /// One group's aggregate state, owned by SQLite's aggregate context between step and finalize.

@@ -46,19 +46,20 @@ extension Vault {
 
     private func startObserving() {
         let session = self.session
-        guard session.isMainThread else { return }
-        let box = MainQueueSession(session)
+        guard let queue = session.deliveryQueue else { return }
+        let box = QueuedSession(session)
         session.coordinator.setWaker(for: ObjectIdentifier(session)) {
-            DispatchQueue.main.async { box.wake() }
+            queue.async { box.wake() }
         }
     }
 
-    /// Asks for a delivery soon: on the main queue for main-thread vaults, else at the next refresh().
+    /// Asks for a delivery soon: on the session's queue (the main queue for
+    /// main-thread vaults, or the queue it is confined to), else at the next refresh().
     func scheduleDelivery() {
-        guard session.isMainThread, !session.deliveryScheduled else { return }
+        guard let queue = session.deliveryQueue, !session.deliveryScheduled else { return }
         session.deliveryScheduled = true
-        let box = MainQueueSession(session)
-        DispatchQueue.main.async { box.deliver() }
+        let box = QueuedSession(session)
+        queue.async { box.deliver() }
     }
 
     /// Delivers every pending change to this session's observations.
@@ -124,11 +125,12 @@ extension Vault {
     }
 }
 
-/// Carries a main-thread session into a main-queue block.
+/// Carries a session into a block on the queue it is confined to.
 ///
 /// `@unchecked Sendable` is safe because the session is dereferenced only
-/// inside blocks run on the main queue, which is the session's own thread.
-private final class MainQueueSession: @unchecked Sendable {
+/// inside blocks run on that queue (the main queue for a main-thread session),
+/// which is the session's own confinement.
+private final class QueuedSession: @unchecked Sendable {
     private weak var session: VaultSession?
 
     init(_ session: VaultSession) { self.session = session }

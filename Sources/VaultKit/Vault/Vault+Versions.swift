@@ -96,7 +96,7 @@ extension Vault {
 
     /// Increments the commit sequence inside the open write transaction; returns the new value.
     func incrementCommitSequence(on db: Database) throws -> UInt64 {
-        try db.execute(SystemTables.incrementCommitSequenceSQL)
+        try db.cachedStatement(SystemTables.incrementCommitSequenceSQL).execute()
         hasCommitSequenceRow = true
         return UInt64(bitPattern: try db.fetchOne(SystemTables.selectCommitSequenceSQL)?[0].int64 ?? 0)
     }

@@ -53,6 +53,13 @@ public final class Vault {
             return
         }
         session = try VaultSession(configuration: configuration)
+        try finishOpening()
+    }
+
+    /// Registers the schema (deleting the vault first if a migration is needed
+    /// and the configuration says so), then makes the session the one this
+    /// thread or queue shares.
+    private func finishOpening() throws {
         do {
             try prepareStorage()
         } catch let error as VaultObjectError {
@@ -68,6 +75,22 @@ public final class Vault {
     init(sharing session: VaultSession) {
         self.configuration = session.configuration
         self.session = session
+    }
+
+    /// Opens the vault confined to a serial `queue` (Realm's
+    /// `Realm(configuration:queue:)`): every block run on that queue shares this
+    /// instance, whichever thread runs it, and notifications registered on it
+    /// are delivered there by themselves. Call it from a block on `queue`.
+    public convenience init(configuration: Configuration, queue: DispatchQueue) throws {
+        dispatchPrecondition(condition: .onQueue(queue))
+        VaultSession.confine(to: queue)
+        if let shared = VaultSession.cached(for: configuration) {
+            self.init(sharing: shared)
+            return
+        }
+        let session = try VaultSession(configuration: configuration, queue: queue)
+        self.init(sharing: session)
+        try finishOpening()
     }
 
     // State kept in the session, read and written by the extensions in Vault+*.swift.

@@ -16,8 +16,12 @@ final class VaultSession {
     private(set) var path: String
     private(set) var database: VaultDatabase
     private let databaseConfiguration: VaultDatabase.Configuration
-    /// The thread that opened the session (its cache key).
+    /// What the session is confined to (its cache key): the thread that opened
+    /// it, or the serial queue given to `Vault(configuration:queue:)`.
     let thread: UInt
+    /// The serial queue the session is confined to, if it was opened for one:
+    /// deliveries are scheduled there.
+    let queue: DispatchQueue?
     /// File vaults read from snapshots; in-memory vaults (rollback journal) from the writer.
     let readsFromSnapshots: Bool
 
@@ -51,10 +55,12 @@ final class VaultSession {
     var capture: ChangeCapture?
     /// Opened on the main thread: deliveries are scheduled on the main queue.
     let isMainThread: Bool
+    /// Where deliveries are scheduled by themselves: the main queue, or the session's queue.
+    var deliveryQueue: DispatchQueue? { queue ?? (isMainThread ? DispatchQueue.main : nil) }
     var deliveryScheduled = false
     var isDelivering = false
 
-    init(configuration: Vault.Configuration) throws {
+    init(configuration: Vault.Configuration, queue: DispatchQueue? = nil) throws {
         self.configuration = configuration
         var databaseConfiguration = try configuration.databaseConfiguration()
         // One reader for the session's snapshot, the rest for verify() and writeCopy().
@@ -63,8 +69,9 @@ final class VaultSession {
         if case .file = databaseConfiguration.storage { readsFromSnapshots = true } else { readsFromSnapshots = false }
         database = try VaultDatabase(configuration: databaseConfiguration)
         path = database.path
-        thread = currentThreadIdentifier()
-        isMainThread = Thread.isMainThread
+        self.queue = queue
+        thread = VaultSession.currentConfinement()
+        isMainThread = queue == nil && Thread.isMainThread
         coordinator = ChangeCoordinator.shared(for: database.path)
     }
 
@@ -99,6 +106,23 @@ final class VaultSession {
 
     // MARK: - The per-thread cache
 
+    /// Marks the serial queues vaults were confined to (`Vault(configuration:queue:)`).
+    private static let queueKey = DispatchSpecificKey<UInt>()
+    private static let queueNumbers = Locked<UInt>(0)
+
+    /// The confinement of the calling code: the vault queue it runs on, else its thread.
+    static func currentConfinement() -> UInt {
+        DispatchQueue.getSpecific(key: queueKey) ?? currentThreadIdentifier()
+    }
+
+    /// Marks `queue` (once) so that code running on it shares one confinement, whatever thread runs it.
+    static func confine(to queue: DispatchQueue) {
+        guard queue.getSpecific(key: queueKey) == nil else { return }
+        // High bit set: never a thread identifier (those are addresses or small numbers).
+        let number = queueNumbers.withLock { value -> UInt in value += 1; return value } | (1 << (UInt.bitWidth - 1))
+        queue.setSpecific(key: queueKey, value: number)
+    }
+
     private struct Key: Hashable {
         let thread: UInt
         let location: String
@@ -121,7 +145,7 @@ final class VaultSession {
     /// The session this thread has open for the configuration's file, if its
     /// configuration is compatible (otherwise a new session opens and checks everything itself).
     static func cached(for configuration: Vault.Configuration) -> VaultSession? {
-        guard let key = key(configuration, thread: currentThreadIdentifier()) else { return nil }
+        guard let key = key(configuration, thread: currentConfinement()) else { return nil }
         guard let session = cache.withLock({ $0[key]?.session }) else { return nil }
         return session.isCompatible(with: configuration) ? session : nil
     }
