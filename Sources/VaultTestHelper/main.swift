@@ -15,7 +15,7 @@
 //       "now A", and so on until killed. The vault starts under key A.
 //   VaultTestHelper execute <vault> <sql>                      key (hex) on stdin
 //       Runs the SQL in one write transaction (another process committing to
-//       a vault the test is reading) and prints "committed".
+//       a vault the test is reading) and prints "committed <monotonic ns>".
 //
 // The key never appears on a command line, where `ps` would show it.
 import Foundation
@@ -61,7 +61,8 @@ case "execute":
     do {
         let vault = try VaultDatabase(configuration: VaultDatabase.Configuration(fileURL: url, masterKey: key))
         try vault.write { db in try db.execute(arguments[2]) }
-        print("committed")
+        // The monotonic clock is shared by the processes of a machine: the parent measures latency from it.
+        print("committed \(DispatchTime.now().uptimeNanoseconds)")
     } catch {
         fail("\(error)")
     }

@@ -38,7 +38,7 @@ private func residentBytes() -> Int {
     let commits = option("--commits", default: 200)
     let reps = option("--reps", default: 3)
     let keyData = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 * 29) })
-    var latencies: [Double] = [], commitCost: [Int: [Double]] = [0: [], 1: [], 100: []]
+    var latencies: [Double] = [], crossProcess: [Double] = [], commitCost: [Int: [Double]] = [0: [], 1: [], 100: []]
     var rawCommit: [Double] = [], sequencedCommit: [Double] = [], memoryPerObserver: [Double] = []
     do {
         for _ in 0..<reps {
@@ -80,6 +80,15 @@ private func residentBytes() -> Int {
                 samples.append(Double(mailbox.last - start) / 1_000_000)
             }
             latencies.append(median(samples))
+
+            // Across processes: a child commits through the core; its commit signal wakes the observers' queue.
+            var crossSamples: [Double] = []
+            for index in 0..<10 {
+                let commitTime = try commitInChildProcess(vaultPath: directory.appendingPathComponent("n.vault").path, keyData: keyData, rowID: index)
+                guard mailbox.signal.wait(timeout: .now() + 30) == .success else { throw VaultError.misuse("no cross-process delivery") }
+                crossSamples.append(Double(mailbox.last &- commitTime) / 1_000_000)
+            }
+            crossProcess.append(median(crossSamples))
             commitCost[1, default: []].append(try timeCommits(vault, commits: commits, draining: mailbox))
 
             // 99 more observers: memory per observer, then commit cost with 100.
@@ -126,6 +135,8 @@ private func residentBytes() -> Int {
     print("|---|---:|")
     print(String(format: "| commit → delivery to a %d-object sorted Results observer (another thread, queue-confined vault) | %.2f ms (%.2f–%.2f) |",
                  count, median(latencies), latencies.min() ?? 0, latencies.max() ?? 0))
+    print(String(format: "| commit in another process → delivery to the same observer (the commit signal) | %.2f ms (%.2f–%.2f) |",
+                 median(crossProcess), crossProcess.min() ?? 0, crossProcess.max() ?? 0))
     for observers in [0, 1, 100] {
         let values = commitCost[observers] ?? []
         print(String(format: "| one-object write transaction, %d observer%@ (observers' queries run on the other core meanwhile) | %.1f µs (%.1f–%.1f) |", observers, observers == 1 ? "" : "s",
@@ -154,4 +165,53 @@ private final class ObserverHolder: @unchecked Sendable {
         if let mailbox { _ = mailbox.signal.wait(timeout: .now() + 30) }
     }
     return Double(total) / 1000 / Double(commits)
+}
+
+/// Runs `vault-bench notifications-child` to commit a one-object change in
+/// another process; returns the child's monotonic clock at its commit.
+private func commitInChildProcess(vaultPath: String, keyData: Data, rowID: Int) throws -> UInt64 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { process.executableURL = URL(fileURLWithPath: exe) }
+    process.arguments = ["notifications-child", vaultPath, String(rowID)]
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(Data(keyData.map { String(format: "%02x", $0) }.joined().utf8 + [0x0A]))
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard let time = UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        throw VaultError.misuse("the child process did not commit: \(text)")
+    }
+    return time
+}
+
+/// The child's side: opens the vault through the core, commits one insertion
+/// (bumping VaultKit's commit sequence, as a Vault commit does) and prints the time.
+@MainActor func runNotificationChild() {
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    guard arguments.count == 2, let rowID = Int64(arguments[1]), let line = readLine(), line.count == 128 else { exit(2) }
+    var bytes: [UInt8] = []
+    var index = line.startIndex
+    while index < line.endIndex {
+        let next = line.index(index, offsetBy: 2)
+        bytes.append(UInt8(line[index..<next], radix: 16) ?? 0)
+        index = next
+    }
+    do {
+        let key = try MasterKey(wiping: &bytes)
+        let vault = try VaultDatabase(configuration: .init(fileURL: URL(fileURLWithPath: arguments[0]), masterKey: key))
+        try vault.write { db in
+            // An insertion: modifications made by other processes are not known yet (README), insertions are exact.
+            try db.execute("INSERT INTO \"BenchRow\"(\"_vk_id\", \"name\", \"age\", \"score\", \"created\", \"active\") VALUES (?, 'zz-child', 0, 0, 0, 0)",
+                           arguments: [.integer(1_000_000 + rowID)])
+            try db.execute("UPDATE _vaultkit_metadata SET value = value + 1 WHERE key = 'commitSequence'")
+        }
+        print(DispatchTime.now().uptimeNanoseconds)
+    } catch {
+        FileHandle.standardError.write(Data("vault-bench child: \(error)\n".utf8))
+        exit(1)
+    }
 }

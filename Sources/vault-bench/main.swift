@@ -350,6 +350,8 @@ case "queries":
     runQueryBenchmark()
 case "notifications":
     runNotificationBenchmark()
+case "notifications-child":
+    runNotificationChild()
 default:
     print("usage: vault-bench [storage|rotation|objects|queries|notifications] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
     exit(2)

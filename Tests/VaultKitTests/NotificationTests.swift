@@ -302,4 +302,37 @@ struct QueueNotificationTests {
         queue.sync { token?.invalidate() }
         withExtendedLifetime((queueVault, token)) {}
     }
+
+    @Test("another process's commit wakes a queue-confined observer by itself (the commit signal), with exact insertions")
+    func otherProcessWakesQueue() throws {
+        let directory = try TemporaryDirectory("notify-process")
+        let url = directory.file("p.vault")
+        let configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self])
+        let writer = try Vault(configuration: configuration)
+        try writer.write { writer.add(NItem(1, "a")) }
+
+        let queue = DispatchQueue(label: "vaultkit.tests.process-observer")
+        let heard = Locked<[[Int]]>([])
+        let delivered = DispatchSemaphore(value: 0)
+        var token: NotificationToken?
+        try queue.sync {
+            let vault = try Vault(configuration: configuration, queue: queue)
+            token = vault.objects(NItem.self).observe { change in
+                if case .update(_, _, let insertions, _) = change { heard.withLock { $0.append(insertions) } }
+                delivered.signal()
+            }
+        }
+        #expect(delivered.wait(timeout: .now() + 10) == .success)   // .initial
+        let hex = testKey.map { String(format: "%02x", $0) }.joined()
+        let output = try runHelper(["execute", url.path, """
+            INSERT INTO "NItem"("_vk_id", "name", "score") VALUES (2, 'from another process', 1);
+            UPDATE _vaultkit_metadata SET value = value + 1 WHERE key = 'commitSequence';
+            """], input: hex)
+        #expect(output.contains("committed"))
+        #expect(delivered.wait(timeout: .now() + 10) == .success, "woken without any refresh() call")
+        #expect(heard.withLock { $0 } == [[1]])
+        #expect(FileManager.default.fileExists(atPath: url.path + ".notify"))
+        queue.sync { token?.invalidate() }
+        withExtendedLifetime(token) {}
+    }
 }

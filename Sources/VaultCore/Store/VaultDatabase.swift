@@ -238,7 +238,10 @@ public final class VaultDatabase: @unchecked Sendable {
     /// when `body` returns, rolled back when it throws.
     /// - Throws: ``VaultError/readOnly(path:detail:)`` on a read-only vault.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try writeWithoutTransaction { db in try db.transaction(.immediate, body) }
+        let result = try writeWithoutTransaction { db in try db.transaction(.immediate, body) }
+        // Wake processes that observe this vault (see CommitSignal).
+        if case .file = openedConfiguration.storage { CommitSignal.ring(vaultPath: path) }
+        return result
     }
 
     /// Runs `body` on the writer connection without opening a transaction (for

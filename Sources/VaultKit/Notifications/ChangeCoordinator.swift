@@ -23,14 +23,22 @@ final class ChangeCoordinator: Sendable {
     }
 
     private let state = Locked(State())
+    /// The vault file's path (`nil` for in-memory vaults, which no other process sees).
+    private let filePath: String?
+    /// Listens for other processes' commits while this process observes the file.
+    private let listener = Locked<CommitSignal.Listener?>(nil)
+
+    private init(filePath: String?) {
+        self.filePath = filePath
+    }
 
     private static let coordinators = Locked<[String: ChangeCoordinator]>([:])
 
     /// The coordinator of the file (or in-memory vault) at `path`.
-    static func shared(for path: String) -> ChangeCoordinator {
+    static func shared(for path: String, isFile: Bool) -> ChangeCoordinator {
         coordinators.withLock { all in
             if let existing = all[path] { return existing }
-            let created = ChangeCoordinator()
+            let created = ChangeCoordinator(filePath: isFile ? path : nil)
             all[path] = created
             return created
         }
@@ -39,13 +47,29 @@ final class ChangeCoordinator: Sendable {
     /// Whether anyone in this process observes the file: writers capture changes only then.
     var isCapturing: Bool { state.withLock { $0.observerCount > 0 } }
 
-    func observerAdded() { state.withLock { $0.observerCount += 1 } }
+    func observerAdded() {
+        let first = state.withLock { state -> Bool in
+            state.observerCount += 1
+            return state.observerCount == 1
+        }
+        guard first, let filePath else { return }
+        // Other processes' commits wake this one's observers (see CommitSignal).
+        let created = CommitSignal.Listener(vaultPath: filePath) { [weak self] in self?.wakeObservers(except: nil) }
+        listener.withLock { $0 = created }
+    }
 
     func observerRemoved() {
-        state.withLock { state in
+        let last = state.withLock { state -> Bool in
             state.observerCount = max(0, state.observerCount - 1)
             if state.observerCount == 0 { state.commits = [:] }
+            return state.observerCount == 0
         }
+        if last { listener.withLock { $0?.cancel(); $0 = nil } }
+    }
+
+    /// Tells other processes that this one committed to the file.
+    func signalCommit() {
+        if let filePath { CommitSignal.ring(vaultPath: filePath) }
     }
 
     /// Registers the closure that wakes a session after commits (replacing its previous one).

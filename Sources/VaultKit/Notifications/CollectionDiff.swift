@@ -26,6 +26,11 @@ struct CollectionDiff: Equatable {
     /// The diff from `old` to `new` (ids unique within each); `isModified`
     /// says whether an element present in both was written meanwhile.
     init(old: [Int64], new: [Int64], isModified: (Int64) -> Bool) {
+        // The common case — nothing inserted, deleted or moved — needs no maps.
+        if old == new {
+            for (index, id) in old.enumerated() where isModified(id) { modifications.append(index) }
+            return
+        }
         var oldPosition: [Int64: Int] = [:]
         oldPosition.reserveCapacity(old.count)
         for (index, id) in old.enumerated() { oldPosition[id] = index }

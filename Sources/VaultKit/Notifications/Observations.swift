@@ -54,6 +54,12 @@ struct PropertyFilter {
         return written.linkColumns && !linkColumns.isDisjoint(with: indexes)
     }
 
+    /// The per-row test for one table's changes: whether a row was written in a way the filter passes.
+    func test(_ changes: TableChanges?) -> (Int64) -> Bool {
+        guard let written = changes?.written, !written.isEmpty else { return { _ in false } }
+        return { rowID in written[rowID].map(passes) ?? false }
+    }
+
     /// The written properties that pass the filter.
     func filter(_ properties: Set<Int>) -> Set<Int> {
         guard let indexes else { return properties }
@@ -66,17 +72,18 @@ final class CollectionObservation<Collection>: Observation {
     private let collection: Collection
     /// The element ids at the vault's current version, in order.
     private let currentIDs: () -> [Int64]
-    /// Whether element `id` was written in `changes` (subject to the key-path filter).
-    private let isModified: (TransactionChanges, Int64) -> Bool
+    /// Given a range's changes, the test of whether element `id` was written
+    /// (subject to the key-path filter): built once per delivery, asked per element.
+    private let modificationTest: (TransactionChanges) -> (Int64) -> Bool
     private let block: (VaultCollectionChange<Collection>) -> Void
     private var deliveredIDs: [Int64]?
 
     init(collection: Collection, currentIDs: @escaping () -> [Int64],
-         isModified: @escaping (TransactionChanges, Int64) -> Bool,
+         modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool,
          block: @escaping (VaultCollectionChange<Collection>) -> Void) {
         self.collection = collection
         self.currentIDs = currentIDs
-        self.isModified = isModified
+        self.modificationTest = modificationTest
         self.block = block
     }
 
@@ -90,7 +97,8 @@ final class CollectionObservation<Collection>: Observation {
         }
         guard sequence != deliveredSequence else { return }
         let new = currentIDs()
-        let diff = CollectionDiff(old: old, new: new) { id in changes.map { isModified($0, id) } ?? false }
+        let isModified = changes.map(modificationTest) ?? { _ in false }
+        let diff = CollectionDiff(old: old, new: new, isModified: isModified)
         deliveredIDs = new
         deliveredSequence = sequence
         guard !diff.isEmpty else { return }

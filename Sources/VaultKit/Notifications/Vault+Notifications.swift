@@ -162,9 +162,8 @@ extension Results {
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let filter = PropertyFilter(keyPaths: keyPaths, schema: schema)
         let className = schema.className
-        let observation = CollectionObservation(collection: self, currentIDs: { self.rowIDs() }, isModified: { changes, id in
-            changes.written(className: className, rowID: id).map(filter.passes) ?? false
-        }, block: block)
+        let observation = CollectionObservation(collection: self, currentIDs: { self.rowIDs() },
+                                                modificationTest: { changes in filter.test(changes.tables[className]) }, block: block)
         return vault.register(observation)
     }
 }
@@ -176,9 +175,8 @@ extension LinkingObjects {
         let results = self.results
         let filter = PropertyFilter(keyPaths: keyPaths, schema: results.schema)
         let className = results.schema.className
-        let observation = CollectionObservation(collection: self, currentIDs: { results.rowIDs() }, isModified: { changes, id in
-            changes.written(className: className, rowID: id).map(filter.passes) ?? false
-        }, block: block)
+        let observation = CollectionObservation(collection: self, currentIDs: { results.rowIDs() },
+                                                modificationTest: { changes in filter.test(changes.tables[className]) }, block: block)
         return results.vault.register(observation)
     }
 }
@@ -196,10 +194,14 @@ extension CollectionBinding {
             let entries = vault.collectionEntries(self)
             targets.byEntry = Dictionary(entries.compactMap { entry in entry.value.int64.map { (entry.entryID, $0) } }, uniquingKeysWith: { first, _ in first })
             return entries.map(\.entryID)
-        }, isModified: { changes, entryID in
-            if changes.tables[table]?.written[entryID] != nil { return true }
-            guard let targetSchema, let filter, let target = targets.byEntry[entryID] else { return false }
-            return changes.written(className: targetSchema.className, rowID: target).map(filter.passes) ?? false
+        }, modificationTest: { changes in
+            let rewritten = changes.tables[table]?.written ?? [:]
+            let targetWritten = filter.map { $0.test(targetSchema.flatMap { changes.tables[$0.className] }) }
+            return { entryID in
+                if rewritten[entryID] != nil { return true }
+                guard let targetWritten, let target = targets.byEntry[entryID] else { return false }
+                return targetWritten(target)
+            }
         }, block: block)
     }
 }

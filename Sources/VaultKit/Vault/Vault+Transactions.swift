@@ -148,6 +148,7 @@ extension Vault {
     private func didCommit() {
         notifyVaultObservers(.didChange)
         session.coordinator.wakeObservers(except: ObjectIdentifier(session))
+        session.coordinator.signalCommit()
         if !session.observations.isEmpty { scheduleDelivery() }
     }
 }

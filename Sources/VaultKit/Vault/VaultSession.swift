@@ -72,7 +72,7 @@ final class VaultSession {
         self.queue = queue
         thread = VaultSession.currentConfinement()
         isMainThread = queue == nil && Thread.isMainThread
-        coordinator = ChangeCoordinator.shared(for: database.path)
+        coordinator = ChangeCoordinator.shared(for: database.path, isFile: readsFromSnapshots)
     }
 
     /// Closes everything, deletes the vault's files and opens a new, empty vault
