@@ -27,7 +27,12 @@ struct ObjectReader {
 
     /// The row ids a query selects, in order.
     func rowIDs(_ query: SQLFragment) -> [Int64] {
-        vault.query { db in try db.cachedStatement(query.sql).fetchAll(query.bindings).compactMap { $0[0].int64 } }
+        vault.query { db in
+            // Read straight from the statement: no row arrays for what may be every id of a class.
+            var ids: [Int64] = []
+            try db.cachedStatement(query.sql).forEachRow(query.bindings) { statement in ids.append(statement.int64(at: 0)) }
+            return ids
+        }
     }
 
     /// The single integer a `count(*)` query returns.
