@@ -335,4 +335,40 @@ struct QueueNotificationTests {
         queue.sync { token?.invalidate() }
         withExtendedLifetime(token) {}
     }
+
+    @Test("a change stream merges pending changes (never drops one) and ends when its task is cancelled")
+    func changeStream() async throws {
+        let directory = try TemporaryDirectory("notify-stream")
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("s.vault"), encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self]))
+        try vault.write { vault.add(NItem(1, "a")); vault.add(NItem(2, "b")) }
+        let results = vault.objects(NItem.self)
+        var iterator = results.changes().makeAsyncIterator()
+        vault.refresh()
+        try vault.write { vault.add(NItem(3, "c")) }
+        vault.refresh()
+        guard case .initial(let initial)? = await iterator.next() else { Issue.record("expected .initial first"); return }
+        #expect(initial.map(\.id) == [1, 2, 3], "an update not yet read folds into the initial element")
+
+        // Two deliveries before the consumer reads: one merged update.
+        try vault.write { vault.add(NItem(4, "d")); vault.object(ofType: NItem.self, forPrimaryKey: 1)?.score = 5 }
+        vault.refresh()
+        try vault.write { vault.delete(try #require(vault.object(ofType: NItem.self, forPrimaryKey: 4))); vault.add(NItem(5, "e")) }
+        vault.refresh()
+        guard case .update(let items, let deletions, let insertions, let modifications)? = await iterator.next() else {
+            Issue.record("expected one merged update"); return
+        }
+        #expect(items.map(\.id) == [1, 2, 3, 5])
+        #expect(deletions == [] && insertions == [3] && modifications == [0], "d came and went; a was written")
+
+        // Cancelling the consuming task ends the sequence.
+        let objectChanges = try #require(vault.object(ofType: NItem.self, forPrimaryKey: 2)).changes()
+        let consumer = _Concurrency.Task { () -> Int in
+            var count = 0
+            for await _ in objectChanges { count += 1 }
+            return count
+        }
+        try await _Concurrency.Task.sleep(for: .milliseconds(50))
+        consumer.cancel()
+        #expect(await consumer.value == 0)
+    }
 }

@@ -69,40 +69,50 @@ struct PropertyFilter {
 
 /// Observes a collection through the row ids of its elements.
 final class CollectionObservation<Collection>: Observation {
-    private let collection: Collection
+    /// What a delivery hands on: the first one (`old` nil), or the ids before
+    /// and after with the test of which elements were written.
+    typealias Sink = (_ old: [Int64]?, _ new: [Int64], _ isModified: (Int64) -> Bool) -> Void
+
     /// The element ids at the vault's current version, in order.
     private let currentIDs: () -> [Int64]
     /// Given a range's changes, the test of whether element `id` was written
     /// (subject to the key-path filter): built once per delivery, asked per element.
     private let modificationTest: (TransactionChanges) -> (Int64) -> Bool
-    private let block: (VaultCollectionChange<Collection>) -> Void
+    private let sink: Sink
     private var deliveredIDs: [Int64]?
 
-    init(collection: Collection, currentIDs: @escaping () -> [Int64],
-         modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool,
-         block: @escaping (VaultCollectionChange<Collection>) -> Void) {
-        self.collection = collection
+    /// An observation that calls `block` with Realm's changes.
+    convenience init(collection: Collection, currentIDs: @escaping () -> [Int64],
+                     modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool,
+                     block: @escaping (VaultCollectionChange<Collection>) -> Void) {
+        self.init(currentIDs: currentIDs, modificationTest: modificationTest) { old, new, isModified in
+            guard let old else { return block(.initial(collection)) }
+            let diff = CollectionDiff(old: old, new: new, isModified: isModified)
+            guard !diff.isEmpty else { return }
+            block(.update(collection, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
+        }
+    }
+
+    init(currentIDs: @escaping () -> [Int64], modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool, sink: @escaping Sink) {
         self.currentIDs = currentIDs
         self.modificationTest = modificationTest
-        self.block = block
+        self.sink = sink
     }
 
     override func deliver(in vault: Vault, changes: TransactionChanges?) {
         let sequence = vault.commitSequence
         guard let old = deliveredIDs else {
-            deliveredIDs = currentIDs()
+            let ids = currentIDs()
+            deliveredIDs = ids
             deliveredSequence = sequence
-            block(.initial(collection))
+            sink(nil, ids, { _ in false })
             return
         }
         guard sequence != deliveredSequence else { return }
         let new = currentIDs()
-        let isModified = changes.map(modificationTest) ?? { _ in false }
-        let diff = CollectionDiff(old: old, new: new, isModified: isModified)
         deliveredIDs = new
         deliveredSequence = sequence
-        guard !diff.isEmpty else { return }
-        block(.update(collection, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
+        sink(old, new, changes.map(modificationTest) ?? { _ in false })
     }
 
     override func rebaseline(in vault: Vault) {
