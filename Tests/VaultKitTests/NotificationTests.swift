@@ -372,3 +372,43 @@ struct QueueNotificationTests {
         #expect(await consumer.value == 0)
     }
 }
+
+final class NProfile: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var settings: Map<String, String>
+}
+
+@Suite("Map notifications")
+struct MapNotificationTests {
+    @Test("a Map reports deleted, inserted and modified keys (a value set again counts); nothing when nothing changed")
+    func mapChanges() throws {
+        let directory = try TemporaryDirectory("notify-map")
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("m.vault"), encryptionKey: testKey, objectTypes: [NProfile.self]))
+        try vault.write {
+            let profile = NProfile(value: ["id": 1])
+            profile.settings["theme"] = "dark"
+            profile.settings["font"] = "serif"
+            profile.settings["lang"] = "en"
+            vault.add(profile)
+        }
+        let profile = try #require(vault.object(ofType: NProfile.self, forPrimaryKey: 1))
+        var changes: [VaultMapChange<Map<String, String>>] = []
+        let token = profile.settings.observe { changes.append($0) }
+        vault.refresh()
+        guard case .initial? = changes.first else { Issue.record("expected .initial"); return }
+        try vault.write {
+            profile.settings["theme"] = "light"
+            profile.settings["lang"] = "en"
+            profile.settings.removeObject(for: "font")
+            profile.settings["size"] = "12"
+        }
+        vault.refresh()
+        guard case .update(let map, let deletions, let insertions, let modifications)? = changes.last else { Issue.record("expected an update"); return }
+        #expect(deletions == ["font"] && insertions == ["size"] && modifications == ["lang", "theme"])
+        #expect(map["theme"] == "light")
+        try vault.write { vault.add(NProfile(value: ["id": 2])) }
+        vault.refresh()
+        #expect(changes.count == 2, "a commit that leaves the map alone says nothing")
+        withExtendedLifetime(token) {}
+    }
+}

@@ -20,7 +20,7 @@ extension String: MapKey {
 /// a key fails its transaction. Setting a key to `nil` removes it.
 public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
     private var storage: [Key: Value] = [:]
-    private let binding: CollectionBinding?
+    let binding: CollectionBinding?
 
     /// An empty, unmanaged map.
     public init() { binding = nil }
