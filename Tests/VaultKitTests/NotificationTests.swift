@@ -412,3 +412,44 @@ struct MapNotificationTests {
         withExtendedLifetime(token) {}
     }
 }
+
+@Suite("observe(keyPaths:on:) with a queue")
+struct ObserveOnQueueTests {
+    @Test("Results and objects observed on a queue get their changes there, with values read there")
+    func observeOnQueue() throws {
+        let directory = try TemporaryDirectory("notify-on-queue")
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("o.vault"), encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self]))
+        try vault.write { vault.add(NItem(1, "a")) }
+        let queue = DispatchQueue(label: "vaultkit.tests.on-queue")
+        let heard = Locked<[String]>([])
+        let signal = DispatchSemaphore(value: 0)
+        let resultsToken = vault.objects(NItem.self).sorted(byKeyPath: "name").observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            switch change {
+            case .initial(let items): heard.withLock { $0.append("initial \(items.map(\.name))") }
+            case .update(let items, let deletions, let insertions, let modifications):
+                heard.withLock { $0.append("update \(items.map(\.name)) \(deletions) \(insertions) \(modifications)") }
+            case .error(let error): heard.withLock { $0.append("error \(error)") }
+            }
+            signal.signal()
+        }
+        let item = try #require(vault.object(ofType: NItem.self, forPrimaryKey: 1))
+        let objectToken = item.observe(keyPaths: ["score"], on: queue) { change in
+            if case .change(let object, let properties) = change {
+                heard.withLock { $0.append("object \(object.name) \(properties.map(\.name))") }
+            }
+            signal.signal()
+        }
+        #expect(signal.wait(timeout: .now() + 10) == .success)
+        try vault.write { vault.add(NItem(2, "b")); item.score = 7 }
+        #expect(signal.wait(timeout: .now() + 10) == .success)
+        #expect(signal.wait(timeout: .now() + 10) == .success)
+        let lines = heard.withLock { $0 }
+        #expect(lines.contains("initial [\"a\"]"))
+        #expect(lines.contains("update [\"a\", \"b\"] [] [1] [0]"))
+        #expect(lines.contains("object a [\"score\"]"))
+        resultsToken.invalidate()
+        objectToken.invalidate()
+    }
+}
+

@@ -1,0 +1,123 @@
+import Foundation
+import VaultCore
+
+// MARK: - observe(…, on: queue)
+//
+// Realm's `observe(keyPaths:on:_:)` delivers on a serial queue, handing the
+// block a collection (or object) that belongs to that queue. VaultKit does
+// the same with a queue-confined vault (`Vault(configuration:queue:)`): the
+// observation is re-created there — the same class, filters and sort (or the
+// same object by row) — and delivered there by itself, like any observation
+// of a queue-confined vault. The block is `@Sendable`: it runs on `queue`.
+
+/// A token for an observation that starts on another queue: invalidating it
+/// before the observation exists cancels it; after, it ends it.
+final class DeferredObservation: Sendable {
+    private let state = Locked<(cancelled: Bool, token: NotificationToken?)>((false, nil))
+
+    /// Keeps `token`, unless this was cancelled first (then ends it at once).
+    func attach(_ token: NotificationToken) {
+        let cancelled = state.withLock { state -> Bool in
+            if !state.cancelled { state.token = token }
+            return state.cancelled
+        }
+        if cancelled { token.invalidate() }
+    }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func cancel() {
+        let token = state.withLock { state -> NotificationToken? in
+            state.cancelled = true
+            defer { state.token = nil }
+            return state.token
+        }
+        token?.invalidate()
+    }
+
+    /// The token handed to the caller.
+    func makeToken() -> NotificationToken {
+        NotificationToken { self.cancel() }
+    }
+}
+
+/// What a `Results` is, detached from its vault so it can be rebuilt in another
+/// vault of the same file.
+///
+/// `@unchecked Sendable` is safe because it is read once, on the target queue,
+/// after the caller handed it over, and holds value data only: a schema
+/// (immutable), the query tree, and row ids of the bound collection.
+private struct ResultsHandover: @unchecked Sendable {
+    let configuration: Vault.Configuration
+    let schema: ObjectSchema
+    let definition: ResultsDefinition
+
+    func results<Element: ObjectBase>(in vault: Vault, as _: Element.Type) throws -> Results<Element> {
+        var definition = self.definition
+        switch definition.base {
+        case .table: break
+        case .collection(let binding):
+            definition.base = .collection(CollectionBinding(vault: vault, owner: binding.owner, ownerRowID: binding.ownerRowID, propertyIndex: binding.propertyIndex))
+        case .linkingObjects(let binding):
+            definition.base = .linkingObjects(CollectionBinding(vault: vault, owner: binding.owner, ownerRowID: binding.ownerRowID, propertyIndex: binding.propertyIndex))
+        }
+        return try Results(vault: vault, schema: vault.schema(for: schema.type), definition: definition)
+    }
+}
+
+extension Results {
+    /// Observes these results with delivery on a serial `queue` (Realm's
+    /// signature): the block runs there with results that belong to `queue`
+    /// (a vault confined to it). With `queue` nil, as ``observe(keyPaths:_:)``.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
+                        _ block: @escaping @Sendable (VaultCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+        guard let queue else { return observe(keyPaths: keyPaths, block) }
+        let handover = ResultsHandover(configuration: vault.configuration, schema: schema, definition: definition)
+        let deferred = DeferredObservation()
+        queue.async {
+            guard !deferred.isCancelled else { return }
+            do {
+                let vault = try Vault(configuration: handover.configuration, queue: queue)
+                let results = try handover.results(in: vault, as: Element.self)
+                deferred.attach(results.observe(keyPaths: keyPaths, block))
+            } catch {
+                block(.error(error))
+            }
+        }
+        return deferred.makeToken()
+    }
+}
+
+/// An object's class and row, to find it again in another vault of the same file.
+private struct ObjectHandover: Sendable {
+    let configuration: Vault.Configuration
+    let className: String
+    let rowID: Int64
+}
+
+extension ObservableVaultObject {
+    /// Observes this object with delivery on a serial `queue` (Realm's
+    /// signature): the block runs there with the object as read by a vault
+    /// confined to `queue`. With `queue` nil, as ``observe(keyPaths:_:)``.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
+                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
+        guard let queue else { return observe(keyPaths: keyPaths, block) }
+        guard let manager else { preconditionFailure("Only a managed \(type(of: self)) can be observed: add it to a vault first") }
+        let handover = ObjectHandover(configuration: manager.vault.configuration, className: manager.schema.className, rowID: manager.rowID)
+        let deferred = DeferredObservation()
+        queue.async {
+            guard !deferred.isCancelled else { return }
+            do {
+                let vault = try Vault(configuration: handover.configuration, queue: queue)
+                _ = vault.schema(for: Self.self)   // registered there too when objectTypes is nil
+                guard let object = vault.object(className: handover.className, rowID: handover.rowID) as? Self else {
+                    return block(.deleted)
+                }
+                deferred.attach(object.observe(keyPaths: keyPaths, block))
+            } catch {
+                block(.error(error))
+            }
+        }
+        return deferred.makeToken()
+    }
+}
