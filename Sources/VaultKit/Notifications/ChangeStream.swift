@@ -189,8 +189,11 @@ extension Results {
             let filter = PropertyFilter(keyPaths: keyPaths, schema: schema)
             let className = schema.className
             let merged = MergedCollectionState()
-            let observation = CollectionObservation<Results<Element>>(currentIDs: { self.rowIDs() },
-                                                                      modificationTest: { changes in filter.test(changes.tables[className]) }) { old, new, isModified in
+            let dependencies = QueryDependencies(definition: definition, schema: schema)
+            let observation = CollectionObservation<Results<Element>>(
+                currentIDs: { self.rowIDs() }, modificationTest: { changes in filter.test(changes.tables[className]) },
+                idsUnchanged: { changes in dependencies.idsUnchanged(by: changes, className: className, linkColumns: filter.linkColumns) }
+            ) { old, new, isModified in
                 guard let old else {
                     merged.reset(base: nil, now: new)
                     return buffer.push { merged.take(self) }

@@ -79,13 +79,16 @@ final class CollectionObservation<Collection>: Observation {
     /// (subject to the key-path filter): built once per delivery, asked per element.
     private let modificationTest: (TransactionChanges) -> (Int64) -> Bool
     private let sink: Sink
+    /// Whether a range's changes leave the ids as delivered (so the query need not re-run).
+    private let idsUnchanged: (TransactionChanges) -> Bool
     private var deliveredIDs: [Int64]?
 
     /// An observation that calls `block` with Realm's changes.
     convenience init(collection: Collection, currentIDs: @escaping () -> [Int64],
                      modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool,
+                     idsUnchanged: @escaping (TransactionChanges) -> Bool = { _ in false },
                      block: @escaping (VaultCollectionChange<Collection>) -> Void) {
-        self.init(currentIDs: currentIDs, modificationTest: modificationTest) { old, new, isModified in
+        self.init(currentIDs: currentIDs, modificationTest: modificationTest, idsUnchanged: idsUnchanged) { old, new, isModified in
             guard let old else { return block(.initial(collection)) }
             let diff = CollectionDiff(old: old, new: new, isModified: isModified)
             guard !diff.isEmpty else { return }
@@ -93,9 +96,11 @@ final class CollectionObservation<Collection>: Observation {
         }
     }
 
-    init(currentIDs: @escaping () -> [Int64], modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool, sink: @escaping Sink) {
+    init(currentIDs: @escaping () -> [Int64], modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool,
+         idsUnchanged: @escaping (TransactionChanges) -> Bool = { _ in false }, sink: @escaping Sink) {
         self.currentIDs = currentIDs
         self.modificationTest = modificationTest
+        self.idsUnchanged = idsUnchanged
         self.sink = sink
     }
 
@@ -109,7 +114,7 @@ final class CollectionObservation<Collection>: Observation {
             return
         }
         guard sequence != deliveredSequence else { return }
-        let new = currentIDs()
+        let new = changes.map(idsUnchanged) == true ? old : currentIDs()
         deliveredIDs = new
         deliveredSequence = sequence
         sink(old, new, changes.map(modificationTest) ?? { _ in false })

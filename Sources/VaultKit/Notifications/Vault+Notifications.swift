@@ -162,8 +162,11 @@ extension Results {
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let filter = PropertyFilter(keyPaths: keyPaths, schema: schema)
         let className = schema.className
+        let dependencies = QueryDependencies(definition: definition, schema: schema)
         let observation = CollectionObservation(collection: self, currentIDs: { self.rowIDs() },
-                                                modificationTest: { changes in filter.test(changes.tables[className]) }, block: block)
+                                                modificationTest: { changes in filter.test(changes.tables[className]) },
+                                                idsUnchanged: { changes in dependencies.idsUnchanged(by: changes, className: className, linkColumns: filter.linkColumns) },
+                                                block: block)
         return vault.register(observation)
     }
 }
