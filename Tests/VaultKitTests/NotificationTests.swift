@@ -85,6 +85,28 @@ struct NotificationTests {
         token.invalidate()
     }
 
+    @Test("a commit that writes only columns the query does not read keeps the ids (no re-run) and reports modifications; one it reads re-runs it")
+    func queryDependencies() throws {
+        let vault = try itemVault(directory)
+        try vault.write {
+            vault.add(NOwner(value: ["id": 1, "name": "o"]))
+            for (id, name) in ["c", "a", "b"].enumerated() { vault.add(NItem(id, name)) }
+        }
+        let results = vault.objects(NItem.self).filter("score >= 10").sorted(byKeyPath: "name")
+        let received = Received<Results<NItem>>()
+        let token = results.observe { received.changes.append($0) }
+        vault.refresh()
+        try vault.write { vault.object(ofType: NItem.self, forPrimaryKey: 2)?.owner = vault.object(ofType: NOwner.self, forPrimaryKey: 1) }
+        vault.refresh()
+        #expect(received.updates.last?.modifications == [1], "b (index 1 by name) was written; the order cannot have changed")
+        #expect(received.updates.last?.insertions == [] && received.updates.last?.deletions == [])
+        try vault.write { vault.object(ofType: NItem.self, forPrimaryKey: 1)?.score = 3 }
+        vault.refresh()
+        #expect(received.updates.last?.deletions == [0], "a left the filter: the query re-ran")
+        #expect(results.map(\.name) == ["b", "c"])
+        withExtendedLifetime(token) {}
+    }
+
     @Test("several commits merge into one update; an object inserted then deleted in between is never mentioned; no empty updates")
     func coalescing() throws {
         let vault = try itemVault(directory)
