@@ -8,8 +8,13 @@ import VaultCore
 /// Vault+Notifications), at the version the session reads at that moment, so
 /// the indices they report match what the observer reads.
 class Observation {
-    /// False once the token is invalidated: never delivered again.
-    var isActive = true
+    /// False once the token is invalidated (from any thread) or the object was
+    /// deleted: never delivered again. Behind a lock, since tokens are `Sendable`.
+    var isActive: Bool {
+        get { active.withLock { $0 } }
+        set { active.withLock { $0 = newValue } }
+    }
+    private let active = Locked(true)
     /// The commit sequence of the last delivery: the baseline of the next.
     var deliveredSequence: UInt64 = 0
     /// The token that ends it (for `write(withoutNotifying:)`).

@@ -36,7 +36,8 @@ extension Vault {
         let coordinator = session.coordinator
         let token = NotificationToken {
             // Removed from the list at the session's next delivery (the token may
-            // be invalidated from another thread); it is never delivered again.
+            // be invalidated from another thread, so this touches only the
+            // observation's locked `isActive` and the Sendable coordinator).
             observation.isActive = false
             coordinator.observerRemoved()
         }
