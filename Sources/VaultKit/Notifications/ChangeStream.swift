@@ -191,7 +191,7 @@ extension Results {
             let merged = MergedCollectionState()
             let dependencies = QueryDependencies(definition: definition, schema: schema)
             let observation = CollectionObservation<Results<Element>>(
-                currentIDs: { self.rowIDs() }, modificationTest: { changes in filter.test(changes.tables[className]) },
+                currentIDs: { self.rowIDs() }, modificationTest: { changes in self.modificationTest(changes, filter: filter, keyPaths: keyPaths) },
                 idsUnchanged: { changes in dependencies.idsUnchanged(by: changes, className: className, linkColumns: filter.linkColumns) }
             ) { old, new, isModified in
                 guard let old else {

@@ -138,6 +138,8 @@ final class ObjectObservation<T: ObjectBase>: Observation {
     private let schema: ObjectSchema
     private let rowID: Int64
     private let filter: PropertyFilter
+    /// Key paths through links (`"dog.name"`): a write at their end is a change of their first property.
+    private let linkKeyPaths: [String]
     private let block: (ObjectChange<T>) -> Void
     /// The column values at the last delivery (per property; collections hold `.null`).
     private var deliveredValues: [DatabaseValue]
@@ -147,6 +149,7 @@ final class ObjectObservation<T: ObjectBase>: Observation {
         self.schema = manager.schema
         self.rowID = manager.rowID
         self.filter = PropertyFilter(keyPaths: keyPaths, schema: manager.schema)
+        self.linkKeyPaths = (keyPaths ?? []).filter { $0.contains(".") }
         self.block = block
         self.deliveredValues = []
     }
@@ -181,6 +184,11 @@ final class ObjectObservation<T: ObjectBase>: Observation {
         }
         for index in schema.columnIndexes where deliveredValues.indices.contains(index) && deliveredValues[index] != row[index] {
             changed.insert(index)
+        }
+        if let changes, !linkKeyPaths.isEmpty {
+            for path in linkKeyPaths where DeepChanges.modifiedRows(of: schema, keyPaths: [path], changes: changes, in: vault).contains(rowID) {
+                if let first = path.split(separator: ".").first, let index = schema.index(ofProperty: String(first)) { changed.insert(index) }
+            }
         }
         let reported = filter.filter(changed).sorted()
         let old = deliveredValues

@@ -165,10 +165,20 @@ extension Results {
         let className = schema.className
         let dependencies = QueryDependencies(definition: definition, schema: schema)
         let observation = CollectionObservation(collection: self, currentIDs: { self.rowIDs() },
-                                                modificationTest: { changes in filter.test(changes.tables[className]) },
+                                                modificationTest: { changes in self.modificationTest(changes, filter: filter, keyPaths: keyPaths) },
                                                 idsUnchanged: { changes in dependencies.idsUnchanged(by: changes, className: className, linkColumns: filter.linkColumns) },
                                                 block: block)
         return vault.register(observation)
+    }
+}
+
+extension Results {
+    /// Whether an element was written, directly or through its links (see DeepChanges).
+    func modificationTest(_ changes: TransactionChanges, filter: PropertyFilter, keyPaths: [String]?) -> (Int64) -> Bool {
+        let own = filter.test(changes.tables[schema.className])
+        let deep = DeepChanges.modifiedRows(of: schema, keyPaths: keyPaths, changes: changes, in: vault)
+        if deep.isEmpty { return own }
+        return { id in own(id) || deep.contains(id) }
     }
 }
 
@@ -178,9 +188,8 @@ extension LinkingObjects {
         guard binding != nil else { preconditionFailure("Only the LinkingObjects of a managed object can be observed") }
         let results = self.results
         let filter = PropertyFilter(keyPaths: keyPaths, schema: results.schema)
-        let className = results.schema.className
         let observation = CollectionObservation(collection: self, currentIDs: { results.rowIDs() },
-                                                modificationTest: { changes in filter.test(changes.tables[className]) }, block: block)
+                                                modificationTest: { changes in results.modificationTest(changes, filter: filter, keyPaths: keyPaths) }, block: block)
         return results.vault.register(observation)
     }
 }
@@ -201,10 +210,11 @@ extension CollectionBinding {
         }, modificationTest: { changes in
             let rewritten = changes.tables[table]?.written ?? [:]
             let targetWritten = filter.map { $0.test(targetSchema.flatMap { changes.tables[$0.className] }) }
+            let deep = targetSchema.map { DeepChanges.modifiedRows(of: $0, keyPaths: keyPaths, changes: changes, in: vault) } ?? []
             return { entryID in
                 if rewritten[entryID] != nil { return true }
                 guard let targetWritten, let target = targets.byEntry[entryID] else { return false }
-                return targetWritten(target)
+                return targetWritten(target) || deep.contains(target)
             }
         }, block: block)
     }
