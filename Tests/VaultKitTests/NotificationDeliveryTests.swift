@@ -14,14 +14,7 @@ struct DeepChangeTests {
         let directory = try TemporaryDirectory("notify-deep")
         let vault = try itemVault(directory)
         try vault.write {
-            let owner = NOwner(value: ["id": 1, "name": "o"])
-            vault.add(owner)
-            for id in 1...2 {
-                let item = NItem(id, "i\(id)")
-                item.owner = owner
-                vault.add(item)
-                owner.items.append(item)
-            }
+            addOwner(1, items: 1...2, to: vault)
             vault.add(NItem(3, "lonely"))
         }
         let items = vault.objects(NItem.self)

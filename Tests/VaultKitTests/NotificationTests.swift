@@ -45,6 +45,18 @@ func replay<T>(_ old: [T], deletions: [Int], insertions: [Int], new: [T]) -> [T]
     return result
 }
 
+/// Adds owner `id` with items `ids`, each linking back to it (inside a write).
+func addOwner(_ id: Int, items ids: ClosedRange<Int>, to vault: Vault) {
+    let owner = NOwner(value: ["id": id, "name": "o"])
+    vault.add(owner)
+    for itemID in ids {
+        let item = NItem(itemID, "i\(itemID)")
+        item.owner = owner
+        vault.add(item)
+        owner.items.append(item)
+    }
+}
+
 func itemVault(_ directory: TemporaryDirectory) throws -> Vault {
     try Vault(configuration: Vault.Configuration(fileURL: directory.file("notify.vault"), encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self]))
 }
@@ -158,16 +170,7 @@ struct NotificationTests {
     @Test("deleting an object removes it from observed lists (a cascade) and nils links to it (a link modification)")
     func cascadesAndSetNull() throws {
         let vault = try itemVault(directory)
-        try vault.write {
-            let owner = NOwner(value: ["id": 1, "name": "o"])
-            vault.add(owner)
-            for id in 1...3 {
-                let item = NItem(id, "i\(id)")
-                item.owner = owner
-                vault.add(item)
-                owner.items.append(item)
-            }
-        }
+        try vault.write { addOwner(1, items: 1...3, to: vault) }
         let owner = try #require(vault.object(ofType: NOwner.self, forPrimaryKey: 1))
         let listChanges = Received<List<NItem>>()
         let listToken = owner.items.observe { listChanges.changes.append($0) }
