@@ -5,7 +5,7 @@ import CSodium
 /// ```
 /// master key M (64 B, from the app or a keystore)
 ///   └─ KEK = BLAKE2b-256(key: M, message: file salt, salt: slot's KEK salt,
-///                        personal: "VaultKit-KEK-v1")            one per key slot
+///                        personal: "VaultKit-KEK-v1\0")          one per key slot
 ///        └─ unwraps DEK (32 random bytes) with XChaCha20-Poly1305   one per vault file
 ///             └─ page key = crypto_kdf_derive_from_key(DEK, id 1, "VKpages1")
 /// ```

@@ -123,7 +123,7 @@ final class SealedFile {
             }
             return (.opened, unit.logicalLength)
         }
-        // Block unit: plaintext is length(4) ‖ data(4096).
+        // Block unit: plaintext is length(4) ‖ data(4052).
         guard sealer.open(scratchSealed, count: unit.sealedLength, into: scratchPlain, kind: unit.kind, index: unit.index) else {
             return (.failed(fail(unit, "\(unit.kind.label) failed authentication (modified, moved, or from another vault)")), 0)
         }
