@@ -32,14 +32,22 @@ final class ChangeCoordinator: Sendable {
         self.filePath = filePath
     }
 
-    private static let coordinators = Locked<[String: ChangeCoordinator]>([:])
+    /// Holds a coordinator without keeping it alive: the sessions of its file do.
+    private final class WeakCoordinator {
+        weak var coordinator: ChangeCoordinator?
+        init(_ coordinator: ChangeCoordinator) { self.coordinator = coordinator }
+    }
 
-    /// The coordinator of the file (or in-memory vault) at `path`.
+    private static let coordinators = Locked<[String: WeakCoordinator]>([:])
+
+    /// The coordinator of the file (or in-memory vault) at `path`, shared by
+    /// every session of this process that has it open.
     static func shared(for path: String, isFile: Bool) -> ChangeCoordinator {
         coordinators.withLock { all in
-            if let existing = all[path] { return existing }
+            if let existing = all[path]?.coordinator { return existing }
             let created = ChangeCoordinator(filePath: isFile ? path : nil)
-            all[path] = created
+            all = all.filter { $0.value.coordinator != nil }
+            all[path] = WeakCoordinator(created)
             return created
         }
     }
