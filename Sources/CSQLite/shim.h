@@ -31,6 +31,13 @@ typedef struct VaultFileHandle {
 #define VAULTKIT_WRAPPED_OFFSET ((sizeof(VaultFileHandle) + 7) & ~(size_t)7)
 static inline size_t vaultkit_wrapped_offset(void) { return VAULTKIT_WRAPPED_OFFSET; }
 
+// sqlite3_config is variadic too. Memory statistics cost a global mutex on every
+// allocation SQLite makes; VaultKit never reads them. Before sqlite3_initialize
+// only: afterwards SQLite refuses (SQLITE_MISUSE) and nothing changes.
+static inline int vaultkit_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 // sqlite3_db_config is variadic, which Swift cannot call: one fixed-shape wrapper.
 static inline int vaultkit_db_config_flag(sqlite3 *db, int op, int value) {
     int current = 0;

@@ -69,6 +69,8 @@ enum VaultVFS {
     }
 
     private static let registration: Registration = {
+        // First SQLite call of the process (usually): drop the allocation-statistics mutex.
+        _ = vaultkit_disable_memory_statistics()
         guard let underlying = sqlite3_vfs_find(nil) else {
             return Registration(vfs: nil, failure: .cryptoUnavailable("SQLite has no default VFS to wrap"))
         }
