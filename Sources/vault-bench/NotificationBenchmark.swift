@@ -39,7 +39,7 @@ private func residentBytes() -> Int {
     let reps = option("--reps", default: 3)
     let keyData = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 * 29) })
     var latencies: [Double] = [], movedLatencies: [Double] = [], crossProcess: [Double] = [], commitCost: [Int: [Double]] = [0: [], 1: [], 100: []]
-    var rawCommit: [Double] = [], sequencedCommit: [Double] = [], memoryPerObserver: [Double] = []
+    var signalShare: [Double] = [], rawCommit: [Double] = [], sequencedCommit: [Double] = [], memoryPerObserver: [Double] = []
     do {
         for _ in 0..<reps {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-bench-notify-\(UUID().uuidString)")
@@ -57,7 +57,13 @@ private func residentBytes() -> Int {
             }
 
             // Commit cost with no observer (capture off), before any observer exists in the process.
-            commitCost[0, default: []].append(try timeCommits(vault, commits: commits))
+            let noObserver = try timeCommits(vault, commits: commits)
+            commitCost[0, default: []].append(noObserver)
+            // What the notification subsystem adds to such a commit: the commit signal
+            // (a failed open: no pipe yet) — the capture check is one lock, far below.
+            let signalStart = now()
+            for _ in 0..<10_000 { CommitSignal.ring(vaultPath: directory.appendingPathComponent("n.vault").path) }
+            signalShare.append(Double(now() - signalStart) / 1000 / 10_000 / noObserver)
 
             // Observers on a queue-confined vault, delivered there by themselves.
             let queue = DispatchQueue(label: "vault-bench.observers")
@@ -154,6 +160,8 @@ private func residentBytes() -> Int {
         print(String(format: "| one-object write transaction, %d observer%@ (observers' queries run on the other core meanwhile) | %.1f µs (%.1f–%.1f) |", observers, observers == 1 ? "" : "s",
                      median(values), values.min() ?? 0, values.max() ?? 0))
     }
+    print(String(format: "| notification subsystem with no observer (the commit signal's failed open) / a one-object commit | %.2f%% (%.2f–%.2f) |",
+                 median(signalShare) * 100, (signalShare.min() ?? 0) * 100, (signalShare.max() ?? 0) * 100))
     let ratios = zip(rawCommit, sequencedCommit).map { $1 / $0 }
     print(String(format: "| the commit sequence's UPDATE: core commit with it / without it | %.3f× (%.3f–%.3f) |",
                  median(ratios), ratios.min() ?? 0, ratios.max() ?? 0))
