@@ -66,7 +66,7 @@ let package = Package(
         // as an unprivileged user (read-only mode).
         .executableTarget(
             name: "VaultTestHelper",
-            dependencies: ["VaultCore"]
+            dependencies: ["VaultCore", "VaultKit"]
         ),
 
         // Test support shared by every test target (temporary directories,

@@ -16,10 +16,14 @@
 //   VaultTestHelper execute <vault> <sql>                      key (hex) on stdin
 //       Runs the SQL in one write transaction (another process committing to
 //       a vault the test is reading) and prints "committed <monotonic ns>".
+//   VaultTestHelper write-item <vault> <id> <name>             key (hex) on stdin
+//       Through VaultKit (so the commit writes the change log): sets the name
+//       of NItem <id>, adding it if missing; prints "committed <monotonic ns>".
 //
 // The key never appears on a command line, where `ps` would show it.
 import Foundation
 import VaultCore
+import VaultKit
 
 #if canImport(Glibc)
 import Glibc
@@ -62,6 +66,26 @@ case "execute":
         let vault = try VaultDatabase(configuration: VaultDatabase.Configuration(fileURL: url, masterKey: key))
         try vault.write { db in try db.execute(arguments[2]) }
         // The monotonic clock is shared by the processes of a machine: the parent measures latency from it.
+        print("committed \(DispatchTime.now().uptimeNanoseconds)")
+    } catch {
+        fail("\(error)")
+    }
+case "write-item":
+    guard arguments.count >= 4, let id = Int(arguments[2]) else { fail("usage: write-item <vault> <id> <name>") }
+    let key = readKeyFromStandardInput()
+    do {
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) },
+                                                                 objectTypes: [NItem.self, NOwner.self]))
+        try vault.write {
+            if let item = vault.object(ofType: NItem.self, forPrimaryKey: id) {
+                item.name = arguments[3]
+            } else {
+                let item = NItem()
+                item.id = id
+                item.name = arguments[3]
+                vault.add(item)
+            }
+        }
         print("committed \(DispatchTime.now().uptimeNanoseconds)")
     } catch {
         fail("\(error)")

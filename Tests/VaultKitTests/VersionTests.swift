@@ -122,4 +122,40 @@ struct VersionTests {
         #expect(after.count == 1_000 - 101 + 1)
         #expect(Set(after.map(\.title)) == ["after", "new"])
     }
+
+    @Test("maximumNumberOfActiveVersions: a write that would keep too many versions alive throws, naming the limit; refresh() frees them")
+    func activeVersionBound() throws {
+        var configuration = Vault.Configuration(fileURL: directory.file("bound.vault"), encryptionKey: testKey, objectTypes: [Ticket.self])
+        configuration.maximumNumberOfActiveVersions = 2
+        let writer = try Vault(configuration: configuration)
+        try writer.write { writer.add(Ticket(value: ["id": 1, "title": "a"])) }
+
+        // Two queue-confined vaults left idle, each reading the version of the moment.
+        let first = DispatchQueue(label: "vaultkit.tests.pin-1"), second = DispatchQueue(label: "vaultkit.tests.pin-2")
+        var idle: [Vault] = []
+        try first.sync {
+            let vault = try Vault(configuration: configuration, queue: first)
+            #expect(vault.objects(Ticket.self).count == 1)
+            idle.append(vault)
+        }
+        try writer.write { writer.add(Ticket(value: ["id": 2, "title": "b"])) }   // versions: the idle one's and the latest
+        try second.sync {
+            let vault = try Vault(configuration: configuration, queue: second)
+            #expect(vault.objects(Ticket.self).count == 2)
+            idle.append(vault)
+        }
+        try writer.write { writer.add(Ticket(value: ["id": 3, "title": "c"])) }   // two pinned, one of them the latest
+        #expect(throws: VaultObjectError.tooManyActiveVersions(count: 3, limit: 2)) {
+            try writer.write { writer.add(Ticket(value: ["id": 4, "title": "d"])) }
+        }
+        #expect(!writer.isInWriteTransaction)
+        #expect(writer.objects(Ticket.self).count == 3, "the refused write left nothing behind")
+
+        first.sync { _ = idle[0].refresh() }
+        try writer.write { writer.add(Ticket(value: ["id": 4, "title": "d"])) }
+        #expect(writer.objects(Ticket.self).count == 4)
+        first.sync { idle[0].invalidate() }
+        second.sync { idle[1].invalidate() }
+        withExtendedLifetime(idle) {}
+    }
 }

@@ -20,7 +20,9 @@ import Darwin
 // pipe is 0600) can cause spurious refreshes and nothing else.
 //
 // When nobody observes, the pipe does not exist (or has no reader): a commit
-// pays one failed `open` (ENOENT or ENXIO), about a microsecond. The pipe is
+// pays one failed `open` (ENOENT or ENXIO), about a microsecond. The same
+// `open` without the byte (`hasListener`) tells a writer whether anyone
+// listens at all, so it captures changes for other processes only then. The pipe is
 // left in place when observers go, as Realm leaves its `.note` file.
 //
 // The reader opens the pipe read-write: with no writer at all a read-only FIFO
@@ -30,6 +32,15 @@ import Darwin
 package enum CommitSignal {
     /// The pipe beside the vault at `vaultPath`.
     package static func path(forVault vaultPath: String) -> String { vaultPath + ".notify" }
+
+    /// Whether some process (this one included) listens on the vault's pipe.
+    /// Never blocks: one `open` that fails at once when nobody does.
+    package static func hasListener(vaultPath: String) -> Bool {
+        let descriptor = open(path(forVault: vaultPath), O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
 
     /// Tells every process waiting on the vault's pipe that a commit happened. Never blocks, never fails.
     package static func ring(vaultPath: String) {

@@ -23,6 +23,8 @@ public enum VaultObjectError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidValue(className: String, property: String, reason: String)
     /// Not 24 hex digits.
     case invalidObjectId(String)
+    /// A write would keep more versions alive than `maximumNumberOfActiveVersions` allows.
+    case tooManyActiveVersions(count: Int, limit: UInt)
 
     public var description: String {
         switch self {
@@ -46,6 +48,8 @@ public enum VaultObjectError: Error, Sendable, Equatable, CustomStringConvertibl
             return "Invalid value for \(className).\(property): \(reason)."
         case .invalidObjectId(let text):
             return "'\(text)' is not an ObjectId (24 hexadecimal digits)."
+        case .tooManyActiveVersions(let count, let limit):
+            return "Number of active versions (\(count)) in the vault exceeded the limit of \(limit): vaults on other threads or queues hold old versions. Call refresh() or invalidate() on vaults left idle, or raise maximumNumberOfActiveVersions."
         }
     }
 }

@@ -25,7 +25,7 @@ import VaultCore
 //     SQLite's truncate optimisation (which bypasses the hook) never applies.
 //
 // Capture costs nothing when nobody observes: the hook is installed at
-// `beginWrite` only while some `Vault` of this process observes the file, and
+// `beginWrite` only while some `Vault` observes the file, and
 // the logical records are skipped with one branch otherwise. When on, it is
 // one callback and a set insertion per changed row.
 //
@@ -35,8 +35,13 @@ import VaultCore
 // between the version they delivered last and the one they deliver now, so
 // several commits merge into one update (an object inserted and deleted in
 // between is simply absent from both id lists). A commit the coordinator did
-// not capture — another process's — still yields exact insertions and
-// deletions; its modifications are not known (see ChangeCoordinator).
+// not capture — another process's — is read back from the change log the
+// writer left in the vault (see ChangeLog); failing that it still yields
+// exact insertions and deletions, without modifications.
+//
+// "Someone observes" includes other processes: a writer whose own process
+// has no observer checks at `beginWrite` whether any process listens on the
+// vault's commit pipe (one non-blocking `open`, see CommitSignal).
 
 /// The properties of one row a transaction wrote.
 struct WrittenProperties: Sendable, Equatable {

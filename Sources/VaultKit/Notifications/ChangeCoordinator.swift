@@ -9,8 +9,8 @@ import VaultCore
 /// It keeps the changes of the most recent commits only (``retainedCommits``):
 /// a notifier that fell further behind, or a range that holds a commit made by
 /// another process (never captured here), gets `nil` from
-/// ``changes(after:through:)`` and reports exact insertions and deletions
-/// without modifications.
+/// ``changes(after:through:)`` and reads the range from the change log
+/// (ChangeLog), whose entries are then kept here too.
 final class ChangeCoordinator: Sendable {
     /// How many commits' changes are kept for notifiers that lag behind.
     static let retainedCommits = 256
@@ -20,6 +20,8 @@ final class ChangeCoordinator: Sendable {
         var commits: [UInt64: TransactionChanges] = [:]
         /// Sessions with observers, woken after each commit (see ``wakeObservers(except:)``).
         var wakers: [ObjectIdentifier: @Sendable () -> Void] = [:]
+        /// The commit sequences vaults of this process read, with how many read each.
+        var pins: [UInt64: Int] = [:]
     }
 
     private let state = Locked(State())
@@ -52,8 +54,16 @@ final class ChangeCoordinator: Sendable {
         }
     }
 
-    /// Whether anyone in this process observes the file: writers capture changes only then.
-    var isCapturing: Bool { state.withLock { $0.observerCount > 0 } }
+    /// Whether anyone observes the file — in this process, or in another one
+    /// listening on its commit pipe: writers capture changes only then.
+    var isCapturing: Bool {
+        if state.withLock({ $0.observerCount > 0 }) { return true }
+        guard let filePath else { return false }
+        return CommitSignal.hasListener(vaultPath: filePath)
+    }
+
+    /// Whether the vault is a file (other processes may observe it) rather than in memory.
+    var isFile: Bool { filePath != nil }
 
     func observerAdded() {
         let first = state.withLock { state -> Bool in
@@ -117,9 +127,40 @@ final class ChangeCoordinator: Sendable {
         }
     }
 
+    /// A vault of this process reads version `sequence` (see ``VersionPin``).
+    func pin(_ sequence: UInt64) {
+        state.withLock { $0.pins[sequence, default: 0] += 1 }
+    }
+
+    func unpin(_ sequence: UInt64) {
+        state.withLock { state in
+            guard let count = state.pins[sequence] else { return }
+            state.pins[sequence] = count > 1 ? count - 1 : nil
+        }
+    }
+
+    /// The versions alive in this process: every one a vault reads, and `latest`.
+    func activeVersionCount(latest: UInt64) -> Int {
+        state.withLock { state in state.pins.keys.count + (state.pins[latest] == nil ? 1 : 0) }
+    }
+
     /// Tells every observing session but `committer` that a commit happened.
     func wakeObservers(except committer: ObjectIdentifier?) {
         let wakers = state.withLock { state in state.wakers.filter { $0.key != committer }.map(\.value) }
         for wake in wakers { wake() }
     }
+}
+
+/// Keeps one version counted as alive (a vault's snapshot reads it) until released.
+final class VersionPin {
+    let sequence: UInt64
+    private let coordinator: ChangeCoordinator
+
+    init(_ sequence: UInt64, in coordinator: ChangeCoordinator) {
+        self.sequence = sequence
+        self.coordinator = coordinator
+        coordinator.pin(sequence)
+    }
+
+    deinit { coordinator.unpin(sequence) }
 }

@@ -77,8 +77,24 @@ extension Vault {
         let current = commitSequence
         for observation in session.observations where observation.isActive && !(observation is VaultObservation) {
             let changes = session.coordinator.changes(after: observation.deliveredSequence, through: current)
+                ?? loggedChanges(after: observation.deliveredSequence, through: current)
             observation.deliver(in: self, changes: changes)
         }
+    }
+
+    /// The changes of commits this process did not capture (another process's),
+    /// read from the change log at the vault's version and kept by the
+    /// coordinator for the session's other observations; `nil` when the log lacks one.
+    private func loggedChanges(after old: UInt64, through new: UInt64) -> TransactionChanges? {
+        guard session.coordinator.isFile,
+              let entries = try? withDatabase({ db in try ChangeLog.entries(after: old, through: new, on: db, schemas: schema(named:)) })
+        else { return nil }
+        var merged = TransactionChanges()
+        for (sequence, changes) in entries {
+            session.coordinator.record(changes, sequence: sequence)
+            merged.merge(changes)
+        }
+        return merged
     }
 
     /// Tells the vault-level observers.

@@ -49,11 +49,13 @@ import VaultCore
 
 /// The vault's own bookkeeping tables: the stored schema and metadata.
 enum SystemTables {
-    /// Creates both tables if they do not exist, and the commit sequence (see Vault+Versions) at 0.
+    /// Creates the tables if they do not exist: schema, metadata with the commit
+    /// sequence (see Vault+Versions) at 0, and the change log (see ChangeLog).
     static let createSQL = """
         CREATE TABLE IF NOT EXISTS _vaultkit_schema(class_name TEXT PRIMARY KEY, definition TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_metadata(key TEXT PRIMARY KEY, value);
         INSERT OR IGNORE INTO _vaultkit_metadata(key, value) VALUES ('commitSequence', 0);
+        \(ChangeLog.createSQL);
         """
     static let schemaTableExistsSQL = "SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_schema'"
     static let metadataTableExistsSQL = "SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_metadata'"

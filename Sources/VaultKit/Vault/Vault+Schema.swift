@@ -11,7 +11,7 @@ extension Vault {
             // timeout fail on) another connection's open write transaction.
             let ready = try withDatabase { db in
                 try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil && db.fetchOne(SystemTables.metadataTableExistsSQL) != nil
-                    && db.fetchOne(SystemTables.selectCommitSequenceSQL) != nil
+                    && db.fetchOne(SystemTables.selectCommitSequenceSQL) != nil && db.fetchOne(ChangeLog.tableExistsSQL) != nil
             }
             if !ready {
                 try database.write { db in try db.execute(SystemTables.createSQL) }

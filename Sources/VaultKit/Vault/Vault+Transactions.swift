@@ -50,11 +50,12 @@ extension Vault {
         changesAtWriteStart = writer.totalChangesCount
         do {
             move(to: try storedCommitSequence(on: writer))
+            try checkActiveVersions(latest: commitSequence)
         } catch {
             cancelWrite()
             throw error
         }
-        // Capture this transaction's changes only while someone in the process observes the file.
+        // Capture this transaction's changes only while someone observes the file (here or in another process).
         if session.coordinator.isCapturing {
             let capture = ChangeCapture()
             writer.setRowChangeObserver(capture.rowObserver)
@@ -89,7 +90,13 @@ extension Vault {
                     committedSequence = try incrementCommitSequence(on: db)
                     // Recorded before COMMIT, so no observer can read this version
                     // before its changes are known; withdrawn if the commit fails.
-                    if let capture { session.coordinator.record(capture.changes, sequence: committedSequence) }
+                    if let capture {
+                        session.coordinator.record(capture.changes, sequence: committedSequence)
+                        // For observers in other processes (see ChangeLog).
+                        if session.coordinator.isFile {
+                            try ChangeLog.append(capture.changes, sequence: committedSequence, on: db, schemas: schema(named:))
+                        }
+                    }
                 }
                 try db.execute("COMMIT TRANSACTION")
             }

@@ -51,6 +51,10 @@ import VaultCore
 // past it into the database file, so the WAL grows behind a vault that sits
 // at an old version. A vault drops its snapshot at every advance point (its
 // own writes included); call `refresh()` on a vault kept idle for long.
+// Each snapshot's version is counted by the file's coordinator (a
+// VersionPin), and `maximumNumberOfActiveVersions` bounds how many distinct
+// versions the process keeps alive: a write that would exceed it throws
+// at its start, naming the limit, rather than letting the file grow unseen.
 extension Vault {
     /// Runs `body` on the connection reads use: the writer inside this vault's
     /// write transaction, else the vault's snapshot (the writer for in-memory vaults).
@@ -66,6 +70,7 @@ extension Vault {
         let opened = try database.makeSnapshot()
         let sequence = try opened.read { db in try storedCommitSequence(on: db) }
         snapshot = opened
+        session.snapshotPin = VersionPin(sequence, in: session.coordinator)
         move(to: sequence)
         return opened
     }
@@ -74,6 +79,15 @@ extension Vault {
     func releaseSnapshot() {
         snapshot?.close()
         snapshot = nil
+        session.snapshotPin = nil
+    }
+
+    /// Throws when a new version would keep more alive than `maximumNumberOfActiveVersions`
+    /// allows (checked as a write begins, as Realm does).
+    func checkActiveVersions(latest: UInt64) throws {
+        guard let limit = configuration.maximumNumberOfActiveVersions else { return }
+        let count = session.coordinator.activeVersionCount(latest: latest)
+        if count > Int(clamping: limit) { throw VaultObjectError.tooManyActiveVersions(count: count, limit: limit) }
     }
 
     /// Records that the vault now reads commit `sequence`; cached values go stale if it moved.

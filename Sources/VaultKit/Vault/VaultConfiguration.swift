@@ -61,6 +61,14 @@ extension Vault {
         public var schemaVersion: UInt64 = 0
         /// Delete the file and start empty when the stored schema differs, instead of failing.
         public var deleteVaultIfMigrationNeeded = false
+        /// The most versions of the file this process may keep alive at once
+        /// (Realm's setting): the latest commit plus every older one a vault on
+        /// some thread or queue still reads. `beginWrite()` and `write {}` throw
+        /// ``VaultObjectError/tooManyActiveVersions(count:limit:)`` beyond it.
+        /// A version kept alive stops checkpoints from copying later commits into
+        /// the file, so the write-ahead log grows behind it; a low value in
+        /// development finds the idle vault that does it. `nil`: no limit.
+        public var maximumNumberOfActiveVersions: UInt?
         /// The model classes this vault stores (linked classes are added automatically).
         /// `nil`: classes are registered on first use.
         public var objectTypes: [ObjectBase.Type]? {

@@ -31,6 +31,8 @@ final class VaultSession {
     var contentVersion: UInt64 = 1
     /// The read transaction every read outside a write goes through, opened lazily.
     var snapshot: DatabaseSnapshot?
+    /// Counts the snapshot's version as alive (`maximumNumberOfActiveVersions`).
+    var snapshotPin: VersionPin?
     /// Whether `_vaultkit_metadata` is known to hold the commit sequence.
     var hasCommitSequenceRow = false
     /// The writer's total change count when the write began: did the transaction change anything?
@@ -80,6 +82,7 @@ final class VaultSession {
     func reopen(deletingFilesAt url: URL) throws {
         snapshot?.close()
         snapshot = nil
+        snapshotPin = nil
         database.close()
         schemas = [:]
         schemasByName = [:]
