@@ -193,12 +193,12 @@ extension Results {
             let observation = CollectionObservation<Results<Element>>(
                 currentIDs: { self.rowIDs() }, modificationTest: { changes in self.modificationTest(changes, filter: filter, keyPaths: keyPaths) },
                 idsUnchanged: { changes in dependencies.idsUnchanged(by: changes, className: className, linkColumns: filter.linkColumns) }
-            ) { old, new, isModified in
+            ) { old, new, modified in
                 guard let old else {
                     merged.reset(base: nil, now: new)
                     return buffer.push { merged.take(self) }
                 }
-                let written = Set(old.filter(isModified))
+                let written = modified.written(in: old)
                 guard old != new || !written.isEmpty else { return }
                 merged.add(from: old, to: new, written: written)
                 buffer.push { merged.take(self) }

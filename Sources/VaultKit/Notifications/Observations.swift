@@ -65,6 +65,12 @@ struct PropertyFilter {
         return { rowID in written[rowID].map(passes) ?? false }
     }
 
+    /// The rows of one table's changes written in a way the filter passes.
+    func passingRows(_ changes: TableChanges?) -> Set<Int64> {
+        guard let written = changes?.written else { return [] }
+        return Set(written.lazy.filter { passes($0.value) }.map(\.key))
+    }
+
     /// The written properties that pass the filter.
     func filter(_ properties: Set<Int>) -> Set<Int> {
         guard let indexes else { return properties }
@@ -76,13 +82,13 @@ struct PropertyFilter {
 final class CollectionObservation<Collection>: Observation {
     /// What a delivery hands on: the first one (`old` nil), or the ids before
     /// and after with the test of which elements were written.
-    typealias Sink = (_ old: [Int64]?, _ new: [Int64], _ isModified: (Int64) -> Bool) -> Void
+    typealias Sink = (_ old: [Int64]?, _ new: [Int64], _ modified: ModifiedElements) -> Void
 
     /// The element ids at the vault's current version, in order.
     private let currentIDs: () -> [Int64]
     /// Given a range's changes, the test of whether element `id` was written
     /// (subject to the key-path filter): built once per delivery, asked per element.
-    private let modificationTest: (TransactionChanges) -> (Int64) -> Bool
+    private let modificationTest: (TransactionChanges) -> ModifiedElements
     private let sink: Sink
     /// Whether a range's changes leave the ids as delivered (so the query need not re-run).
     private let idsUnchanged: (TransactionChanges) -> Bool
@@ -90,18 +96,18 @@ final class CollectionObservation<Collection>: Observation {
 
     /// An observation that calls `block` with Realm's changes.
     convenience init(collection: Collection, currentIDs: @escaping () -> [Int64],
-                     modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool,
+                     modificationTest: @escaping (TransactionChanges) -> ModifiedElements,
                      idsUnchanged: @escaping (TransactionChanges) -> Bool = { _ in false },
                      block: @escaping (VaultCollectionChange<Collection>) -> Void) {
-        self.init(currentIDs: currentIDs, modificationTest: modificationTest, idsUnchanged: idsUnchanged) { old, new, isModified in
+        self.init(currentIDs: currentIDs, modificationTest: modificationTest, idsUnchanged: idsUnchanged) { old, new, modified in
             guard let old else { return block(.initial(collection)) }
-            let diff = CollectionDiff(old: old, new: new, isModified: isModified)
+            let diff = CollectionDiff(old: old, new: new, modified: modified)
             guard !diff.isEmpty else { return }
             block(.update(collection, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
         }
     }
 
-    init(currentIDs: @escaping () -> [Int64], modificationTest: @escaping (TransactionChanges) -> (Int64) -> Bool,
+    init(currentIDs: @escaping () -> [Int64], modificationTest: @escaping (TransactionChanges) -> ModifiedElements,
          idsUnchanged: @escaping (TransactionChanges) -> Bool = { _ in false }, sink: @escaping Sink) {
         self.currentIDs = currentIDs
         self.modificationTest = modificationTest
@@ -115,14 +121,14 @@ final class CollectionObservation<Collection>: Observation {
             let ids = currentIDs()
             deliveredIDs = ids
             deliveredSequence = sequence
-            sink(nil, ids, { _ in false })
+            sink(nil, ids, .none)
             return
         }
         guard sequence != deliveredSequence else { return }
         let new = changes.map(idsUnchanged) == true ? old : currentIDs()
         deliveredIDs = new
         deliveredSequence = sequence
-        sink(old, new, changes.map(modificationTest) ?? { _ in false })
+        sink(old, new, changes.map(modificationTest) ?? .none)
     }
 
     override func rebaseline(in vault: Vault) {

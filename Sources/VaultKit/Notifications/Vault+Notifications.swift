@@ -190,11 +190,10 @@ extension Results {
 
 extension Results {
     /// Whether an element was written, directly or through its links (see DeepChanges).
-    func modificationTest(_ changes: TransactionChanges, filter: PropertyFilter, keyPaths: [String]?) -> (Int64) -> Bool {
-        let own = filter.test(changes.tables[schema.className])
-        let deep = DeepChanges.modifiedRows(of: schema, keyPaths: keyPaths, changes: changes, in: vault)
-        if deep.isEmpty { return own }
-        return { id in own(id) || deep.contains(id) }
+    func modificationTest(_ changes: TransactionChanges, filter: PropertyFilter, keyPaths: [String]?) -> ModifiedElements {
+        let rows = filter.passingRows(changes.tables[schema.className])
+            .union(DeepChanges.modifiedRows(of: schema, keyPaths: keyPaths, changes: changes, in: vault))
+        return ModifiedElements(candidates: rows) { rows.contains($0) }
     }
 }
 
@@ -227,7 +226,7 @@ extension CollectionBinding {
             let rewritten = changes.tables[table]?.written ?? [:]
             let targetWritten = filter.map { $0.test(targetSchema.flatMap { changes.tables[$0.className] }) }
             let deep = targetSchema.map { DeepChanges.modifiedRows(of: $0, keyPaths: keyPaths, changes: changes, in: vault) } ?? []
-            return { entryID in
+            return ModifiedElements(candidates: nil) { entryID in
                 if rewritten[entryID] != nil { return true }
                 guard let targetWritten, let target = targets.byEntry[entryID] else { return false }
                 return targetWritten(target) || deep.contains(target)
