@@ -66,6 +66,9 @@ struct PropertyAccessor: @unchecked Sendable {
     let decodeBoxed: (DatabaseValue) -> Any?
     /// Decodes a stored collection element into the element type, boxed.
     let decodeElement: (DatabaseValue) -> Any?
+    /// The column value of the type's zero value (`0`, `""`, …): what a
+    /// required property added by a migration holds until the migration sets it.
+    let defaultEncoded: DatabaseValue
     /// Encodes a value of the property's type (boxed) into a column value; nil if it does not fit.
     let encodeBoxed: (Any?) -> DatabaseValue?
 
@@ -137,6 +140,8 @@ struct PropertyAccessor: @unchecked Sendable {
             return true
         }
         decodeBoxed = { stored in Value._vaultDecode(stored) }
+        // Only columns have one (a collection's or link's default is not a column value).
+        defaultEncoded = Value._vaultIsOptional || isCollection || isLink ? .null : Value._vaultDefaultValue()._vaultEncoded
         if let collectionType = Value.self as? any PersistableCollection.Type {
             decodeElement = { stored in collectionType.decodeElementBoxed(stored) }
         } else {
@@ -200,14 +205,14 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         guard !className.hasPrefix("_vaultkit") else {
             throw .invalidModel(className: className, property: nil, reason: "class names starting with _vaultkit are reserved")
         }
-        let (prototype, seed, discovered) = try SchemaDiscovery.discover(type)
+        let (prototype, seed, constructed, discovered) = try SchemaDiscovery.discover(type)
         self.prototype = prototype
         self.seed = seed
         let mapping = type.propertiesMapping()
         var properties: [Property] = []
         var accessors: [PropertyAccessor] = []
         var linkTypes: [ObjectBase.Type?] = []
-        var indexByConstruction = [Int](repeating: -1, count: discovered.count)
+        var indexByConstruction = [Int](repeating: -1, count: constructed)
         var storedNames = Set<String>()
         for found in discovered {
             let name = found.label.hasPrefix("_") ? String(found.label.dropFirst()) : found.label

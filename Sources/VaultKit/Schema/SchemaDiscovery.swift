@@ -29,10 +29,11 @@ private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer?) -> Int { mall
 ///
 /// WHAT IT ASSUMES, AND CHECKS
 ///
-/// Each tag is found exactly once in the prototype and Mirror reports the same
-/// number of properties; otherwise discovery fails with an error naming the
-/// class (for example when a property's default value constructs another object
-/// during discovery).
+/// The tag of every property Mirror reports is found exactly once in the
+/// prototype; otherwise discovery fails with an error naming the class and
+/// property. A default value that constructs another model object constructs
+/// its properties too: their tags are taken, and never found in this
+/// prototype's memory, which is all the scan reads.
 @usableFromInline
 enum SchemaDiscovery {
     /// Per-thread discovery state (pthread-specific, so object construction on
@@ -107,9 +108,11 @@ enum SchemaDiscovery {
     }
 
     /// Constructs the prototype and discovers the properties of `type`.
-    static func discover(_ modelType: ObjectBase.Type) throws(VaultObjectError) -> (prototype: ObjectBase, seed: UInt64, properties: [DiscoveredProperty]) {
+    static func discover(_ modelType: ObjectBase.Type) throws(VaultObjectError) -> (prototype: ObjectBase, seed: UInt64, constructed: Int, properties: [DiscoveredProperty]) {
         let className = String(describing: modelType)
-        let state = State(seed: UInt64.random(in: 1...UInt64.max) & ~UInt64(0xFFFF))
+        // The low 16 bits are a fixed pattern, not zero: a word of stale seed bytes
+        // beside small fields (two Bools: 0x0000…0x0101) can then never read as a tag.
+        let state = State(seed: UInt64.random(in: 1...UInt64.max) & ~UInt64(0xFFFF) | 0x5A5A)
         let retained = Unmanaged.passRetained(state)
         pthread_setspecific(threadKey.key, retained.toOpaque())
         let prototype = modelType.init()
@@ -134,33 +137,57 @@ enum SchemaDiscovery {
             levels.append(level)
             mirror = current.superclassMirror
         }
+        // More may have been constructed than the class has: a default value that
+        // is another object (`@Persisted var owner: Dog? = Dog()`) constructs that
+        // object's properties too. Their tags live in that object's memory, not
+        // the prototype's, so the scan below never finds them.
         var properties = Array(levels.reversed().joined())
-        guard properties.count == count else {
-            throw .invalidModel(className: className, property: nil, reason: "found \(properties.count) @Persisted properties but \(count) were constructed; a property's default value must not create another object")
-        }
 
-        // The memory scan: where does each tag live?
-        var offsets = [Int](repeating: -1, count: count)
+        // The memory scan: where does each tag live? A tag can also be met in
+        // bytes nobody initialised (struct padding, the unused payload of a nil
+        // optional) that a stack temporary of an earlier property left behind:
+        // every place is a candidate, and the real one is decided below.
+        var candidates = [[Int]](repeating: [], count: count)
         withExtendedLifetime(prototype) {
             let base = Unmanaged.passUnretained(prototype).toOpaque()
             let size = mallocUsableSize(base)
             var offset = 16   // after the object header (metadata, reference counts)
             while offset + 8 <= size {
                 let index = base.load(fromByteOffset: offset, as: UInt64.self) ^ state.seed
-                if index < UInt64(count) {
-                    offsets[Int(index)] = offsets[Int(index)] == -1 ? offset : -2
-                }
+                if index < UInt64(count) { candidates[Int(index)].append(offset) }
                 offset += 8
             }
         }
+        // A property's storage is a whole `Persisted` starting at its tag: a
+        // candidate inside another property's storage is a stale copy. Fix the
+        // properties with one candidate, discard what their storage covers, repeat.
+        var tagOffsets = [Int](repeating: -1, count: count)
+        var occupied: [Range<Int>] = []
+        var progress = true
+        while progress {
+            progress = false
+            for property in properties where tagOffsets[property.constructionIndex] < 0 {
+                let viable = candidates[property.constructionIndex].filter { offset in !occupied.contains { $0.contains(offset) } }
+                guard viable.count == 1, let offset = viable.first else { continue }
+                tagOffsets[property.constructionIndex] = offset
+                let start = offset - persistedTagOffset(property.valueType)
+                occupied.append(start..<(start + persistedSize(property.valueType)))
+                progress = true
+            }
+        }
         for i in properties.indices {
-            let tagOffset = offsets[properties[i].constructionIndex]
+            let tagOffset = tagOffsets[properties[i].constructionIndex]
             guard tagOffset >= 0 else {
                 throw .invalidModel(className: className, property: properties[i].label, reason: "VaultKit could not locate the property's storage")
             }
             properties[i].offset = tagOffset - persistedTagOffset(properties[i].valueType)
         }
-        return (prototype, state.seed, properties)
+        return (prototype, state.seed, count, properties)
+    }
+
+    /// How many bytes a `Persisted<Value>` occupies.
+    private static func persistedSize<Value: PersistableValue>(_ type: Value.Type) -> Int {
+        MemoryLayout<Persisted<Value>>.size
     }
 
     /// Where `discoveryTag` sits inside `Persisted<Value>`.

@@ -40,17 +40,17 @@ extension ObjectSchema {
             }
             columns.append(column)
         }
-        var statements = ["CREATE TABLE \(tableName) (\(columns.joined(separator: ", ")))"]
+        var statements = ["CREATE TABLE IF NOT EXISTS \(tableName) (\(columns.joined(separator: ", ")))"]
         for index in columnIndexes where (properties[index].isIndexed || properties[index].objectClassName != nil) && !properties[index].isRowIDKey {
             let property = properties[index]
             let unique = property.isPrimaryKey ? "UNIQUE " : ""
             let name = quoteIdentifier("\(className)_\(property.storedName)_index")
-            statements.append("CREATE \(unique)INDEX \(name) ON \(tableName)(\(quoteIdentifier(property.storedName)))")
+            statements.append("CREATE \(unique)INDEX IF NOT EXISTS \(name) ON \(tableName)(\(quoteIdentifier(property.storedName)))")
             if property.isEmbeddedLink, let target = property.objectClassName {
                 let column = quoteIdentifier(property.storedName)
                 let embedded = quoteIdentifier(target)
-                statements.append("CREATE TRIGGER \(quoteIdentifier("_vk_delete_\(className)_\(property.storedName)")) AFTER DELETE ON \(tableName) WHEN OLD.\(column) IS NOT NULL BEGIN DELETE FROM \(embedded) WHERE \"_vk_id\" = OLD.\(column); END")
-                statements.append("CREATE TRIGGER \(quoteIdentifier("_vk_replace_\(className)_\(property.storedName)")) AFTER UPDATE OF \(column) ON \(tableName) WHEN OLD.\(column) IS NOT NULL AND OLD.\(column) IS NOT NEW.\(column) BEGIN DELETE FROM \(embedded) WHERE \"_vk_id\" = OLD.\(column); END")
+                statements.append("CREATE TRIGGER IF NOT EXISTS \(quoteIdentifier("_vk_delete_\(className)_\(property.storedName)")) AFTER DELETE ON \(tableName) WHEN OLD.\(column) IS NOT NULL BEGIN DELETE FROM \(embedded) WHERE \"_vk_id\" = OLD.\(column); END")
+                statements.append("CREATE TRIGGER IF NOT EXISTS \(quoteIdentifier("_vk_replace_\(className)_\(property.storedName)")) AFTER UPDATE OF \(column) ON \(tableName) WHEN OLD.\(column) IS NOT NULL AND OLD.\(column) IS NOT NEW.\(column) BEGIN DELETE FROM \(embedded) WHERE \"_vk_id\" = OLD.\(column); END")
             }
         }
         for property in properties where property.collectionKind != nil {
@@ -63,18 +63,18 @@ extension ObjectSchema {
             let owner = "\"_vk_owner\" INTEGER NOT NULL REFERENCES \(tableName)(\"_vk_id\") ON DELETE CASCADE"
             switch property.collectionKind {
             case .list:
-                statements.append("CREATE TABLE \(table) (\(owner), \"_vk_position\" INTEGER NOT NULL, \(valueColumn))")
-                statements.append("CREATE INDEX \(quoteIdentifier("_vk_list_\(className)_\(property.storedName)_order")) ON \(table)(\"_vk_owner\", \"_vk_position\")")
+                statements.append("CREATE TABLE IF NOT EXISTS \(table) (\(owner), \"_vk_position\" INTEGER NOT NULL, \(valueColumn))")
+                statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier("_vk_list_\(className)_\(property.storedName)_order")) ON \(table)(\"_vk_owner\", \"_vk_position\")")
             case .map:
-                statements.append("CREATE TABLE \(table) (\(owner), \"key\" TEXT NOT NULL, \(valueColumn), PRIMARY KEY(\"_vk_owner\", \"key\"))")
+                statements.append("CREATE TABLE IF NOT EXISTS \(table) (\(owner), \"key\" TEXT NOT NULL, \(valueColumn), PRIMARY KEY(\"_vk_owner\", \"key\"))")
             default:
-                statements.append("CREATE TABLE \(table) (\(owner), \(valueColumn), UNIQUE(\"_vk_owner\", \"value\"))")
+                statements.append("CREATE TABLE IF NOT EXISTS \(table) (\(owner), \(valueColumn), UNIQUE(\"_vk_owner\", \"value\"))")
             }
             if property.objectClassName != nil {
-                statements.append("CREATE INDEX \(quoteIdentifier("_vk_\(property.collectionKind?.rawValue ?? "")_\(className)_\(property.storedName)_value")) ON \(table)(\"value\")")
+                statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier("_vk_\(property.collectionKind?.rawValue ?? "")_\(className)_\(property.storedName)_value")) ON \(table)(\"value\")")
             }
             if property.isEmbeddedLink, let target = property.objectClassName {
-                statements.append("CREATE TRIGGER \(quoteIdentifier("_vk_delete_entry_\(className)_\(property.storedName)")) AFTER DELETE ON \(table) WHEN OLD.\"value\" IS NOT NULL BEGIN DELETE FROM \(quoteIdentifier(target)) WHERE \"_vk_id\" = OLD.\"value\"; END")
+                statements.append("CREATE TRIGGER IF NOT EXISTS \(quoteIdentifier("_vk_delete_entry_\(className)_\(property.storedName)")) AFTER DELETE ON \(table) WHEN OLD.\"value\" IS NOT NULL BEGIN DELETE FROM \(quoteIdentifier(target)) WHERE \"_vk_id\" = OLD.\"value\"; END")
             }
         }
         return statements

@@ -66,6 +66,13 @@ enum SystemTables {
     static let insertDefinitionSQL = "INSERT INTO _vaultkit_schema(class_name, definition) VALUES (?, ?)"
     static let selectSchemaVersionSQL = "SELECT value FROM _vaultkit_metadata WHERE key = 'schemaVersion'"
     static let storeSchemaVersionSQL = "INSERT OR REPLACE INTO _vaultkit_metadata(key, value) VALUES ('schemaVersion', ?)"
+    /// Each class's Swift type (`Module.Class`), under `swiftType:<class>`: how a vault finds its classes at open.
+    static let swiftTypeKeyPrefix = "swiftType:"
+    static let selectSwiftTypesSQL = "SELECT key, value FROM _vaultkit_metadata WHERE key >= 'swiftType:' AND key < 'swiftType;'"
+    static let selectSwiftTypeNamesSQL = "SELECT value FROM _vaultkit_metadata WHERE key >= 'swiftType:' AND key < 'swiftType;'"
+    static let storeSwiftTypeSQL = "INSERT OR IGNORE INTO _vaultkit_metadata(key, value) VALUES ('swiftType:' || ?, ?)"
+    static let replaceDefinitionSQL = "INSERT OR REPLACE INTO _vaultkit_schema(class_name, definition) VALUES (?, ?)"
+    static let deleteDefinitionSQL = "DELETE FROM _vaultkit_schema WHERE class_name = ?"
     static let selectCommitSequenceSQL = "SELECT value FROM _vaultkit_metadata WHERE key = 'commitSequence'"
     static let incrementCommitSequenceSQL = "UPDATE _vaultkit_metadata SET value = value + 1 WHERE key = 'commitSequence'"
 

@@ -1,10 +1,31 @@
 import Foundation
 import VaultCore
 
-/// Registering model classes: creating their tables, or checking the stored
-/// schema against the code and reporting "migration required".
+// MARK: - Registering classes
+//
+// Which classes a vault stores. With `objectTypes` set, those classes and
+// every class they reach. Without it, as in Realm, every model class the app
+// uses — found in two ways, because Swift on Linux has no runtime list of a
+// class's subclasses (Realm's `objc_copyClassList`):
+//
+//   - at open, every class the file already stores whose Swift type resolves by
+//     its recorded name (`Module.Class`, kept in `_vaultkit_metadata`): so a
+//     changed model is met, checked and migrated when `Vault(configuration:)`
+//     runs, and a mismatch is an error thrown there;
+//   - at first use of a class the vault does not know yet, that class and
+//     every class it reaches through links, lists, sets, maps, embedded
+//     objects and backlinks, transitively, registered together in one
+//     transaction (so no side table ever points at a table that is missing).
+//
+// Registration compares each class with the stored schema (SchemaPlan):
+// unknown classes are created; additive changes (new optional or collection
+// properties, index changes) are applied without a version bump; anything
+// else needs a higher `schemaVersion` and goes through the migration
+// (Migration/). Every change is decided again inside the write transaction
+// that makes it, so processes opening a new vault at once serialise on the
+// write lock and each finds the others' tables.
 extension Vault {
-    /// Sets up a freshly opened connection and registers `objectTypes`.
+    /// Sets up a freshly opened connection and registers the classes known at open.
     func prepareStorage() throws {
         if !configuration.readOnly {
             // Written only when missing: a write would wait for (and a busy
@@ -18,28 +39,73 @@ extension Vault {
                 releaseSnapshot()
             }
         }
-        guard let types = configuration.objectTypes else { return }
-        var all: [ObjectSchema] = []
-        var pending = types
-        var seen = Set<ObjectIdentifier>()
+        let roots = try configuration.objectTypes ?? storedSwiftTypes()
+        let list = try unregisteredClosure(of: roots)
+        try register(list, atOpen: true)
+    }
+
+    /// The schemas of every class reachable from `roots` that this vault has not registered yet.
+    func unregisteredClosure(of roots: [ObjectBase.Type]) throws -> [ObjectSchema] {
+        var result: [ObjectSchema] = []
+        var pending = Array(roots.reversed())
+        var seen = Set(schemas.keys)
         while let type = pending.popLast() {
             guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
             let schema = try ObjectSchema.schema(for: type)
-            all.append(schema)
-            pending += schema.properties.compactMap { $0.objectClassName }.compactMap { name in
-                types.first { String(describing: $0) == name } ?? linkTarget(of: schema, named: name)
+            result.append(schema)
+            pending += schema.linkTypes.compactMap { $0 }.reversed()
+        }
+        return result
+    }
+
+    /// The Swift types of the classes the file stores, where their recorded names resolve in this process.
+    private func storedSwiftTypes() throws -> [ObjectBase.Type] {
+        try withDatabase { db in
+            guard try db.fetchOne(SystemTables.metadataTableExistsSQL) != nil else { return [] }
+            return try db.fetchAll(SystemTables.selectSwiftTypeNamesSQL).compactMap { row in
+                row[0].string.flatMap { _typeByName($0) as? ObjectBase.Type }
             }
         }
-        try register(all, authoritative: true)
     }
 
-    private func linkTarget(of schema: ObjectSchema, named name: String) -> ObjectBase.Type? {
-        guard let index = schema.properties.firstIndex(where: { $0.objectClassName == name }) else { return nil }
-        return schema.linkTypes[index]
+    /// Brings the stored schema in line with `list`: creates, alters or
+    /// migrates tables as needed (see SchemaPlan), then registers the classes.
+    private func register(_ list: [ObjectSchema], atOpen: Bool) throws {
+        try validateBacklinks(list)
+        let storedVersion = try withDatabase { db in try SchemaPlan.storedSchemaVersion(on: db) }
+        if let storedVersion, configuration.schemaVersion < storedVersion {
+            throw VaultObjectError.migrationRequired(path: path, storedVersion: storedVersion, codeVersion: configuration.schemaVersion,
+                                                     differences: ["the schema version \(configuration.schemaVersion) is lower than the stored version \(storedVersion): an older app cannot open a vault a newer one migrated"])
+        }
+        let plan = try withDatabase { db in try SchemaPlan(list, on: db, codeVersion: configuration.schemaVersion) }
+        let wantsMigrationBlock = atOpen && plan.versionIncreased && configuration.migrationBlock != nil
+        if plan.isEmpty && !wantsMigrationBlock && (plan.storedVersion == configuration.schemaVersion || configuration.readOnly) {
+            finishRegistering(list)
+            return
+        }
+        if configuration.readOnly {
+            guard plan.toRebuild.isEmpty else { throw plan.migrationRequiredError(path: path) }
+            // Nothing can be created; those classes simply have no objects.
+            absentClasses.formUnion(plan.toCreate.map(\.className))
+            finishRegistering(list)
+            return
+        }
+        try plan.checkAllowed(path: path)
+        try SchemaChange.apply(list, to: self, runMigrationBlock: atOpen)
+        // The snapshot predates the new tables: the next read opens one that has them.
+        releaseSnapshot()
+        finishRegistering(list)
     }
 
-    /// Creates missing tables and checks existing ones against the code.
-    private func register(_ list: [ObjectSchema], authoritative: Bool) throws {
+    private func finishRegistering(_ list: [ObjectSchema]) {
+        for schema in list {
+            schemas[ObjectIdentifier(schema.type)] = schema
+            schemasByName[schema.className] = schema
+        }
+    }
+
+    /// Every backlink names a property of its origin class that links back.
+    private func validateBacklinks(_ list: [ObjectSchema]) throws {
         for schema in list {
             for property in schema.properties {
                 guard let origin = property.originProperty, let originClass = property.objectClassName else { continue }
@@ -50,87 +116,22 @@ extension Vault {
                 }
             }
         }
-        let stored = try storedDefinitions()
-        var differences: [String] = []
-        var toCreate: [ObjectSchema] = []
-        for schema in list {
-            let definition = schema.storedDefinition
-            if let existing = stored[schema.className] {
-                if existing != definition {
-                    differences += ObjectSchema.differences(className: schema.className, stored: existing, code: definition)
-                }
-            } else {
-                toCreate.append(schema)
-            }
-        }
-        let storedVersion = try storedSchemaVersion()
-        if authoritative && !stored.isEmpty {
-            let names = Set(list.map(\.className))
-            differences += stored.keys.filter { !names.contains($0) }.sorted().map { "class \($0) was removed" }
-            if !toCreate.isEmpty { differences += toCreate.map { "class \($0.className) was added" } }
-        }
-        if let storedVersion, configuration.schemaVersion < storedVersion {
-            throw VaultObjectError.migrationRequired(path: path, storedVersion: storedVersion, codeVersion: configuration.schemaVersion,
-                                                     differences: ["the schema version \(configuration.schemaVersion) is lower than the stored version \(storedVersion)"])
-        }
-        if !differences.isEmpty {
-            throw VaultObjectError.migrationRequired(path: path, storedVersion: storedVersion ?? 0, codeVersion: configuration.schemaVersion, differences: differences)
-        }
-        if !toCreate.isEmpty && !configuration.readOnly {
-            try database.write { db in
-                for schema in toCreate {
-                    for statement in schema.creationSQL() { try db.execute(statement) }
-                    try db.execute(SystemTables.insertDefinitionSQL, arguments: [.text(schema.className), .text(schema.storedDefinition)])
-                }
-                try db.execute(SystemTables.storeSchemaVersionSQL, arguments: [.integer(Int64(configuration.schemaVersion))])
-            }
-            // The snapshot predates the new tables: the next read opens one that has them.
-            releaseSnapshot()
-        } else if !toCreate.isEmpty {
-            // Read-only: nothing can be created; those classes simply have no objects.
-            absentClasses.formUnion(toCreate.map(\.className))
-        } else if !configuration.readOnly, storedVersion != configuration.schemaVersion {
-            try database.write { db in
-                try db.execute(SystemTables.storeSchemaVersionSQL, arguments: [.integer(Int64(configuration.schemaVersion))])
-            }
-        }
-        for schema in list {
-            schemas[ObjectIdentifier(schema.type)] = schema
-            schemasByName[schema.className] = schema
-        }
     }
 
-    private func storedDefinitions() throws -> [String: String] {
-        try withDatabase { db in
-            guard try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil else { return [:] }
-            var result: [String: String] = [:]
-            for row in try db.fetchAll(SystemTables.selectDefinitionsSQL) {
-                if let name = row[0].string, let definition = row[1].string { result[name] = definition }
-            }
-            return result
-        }
-    }
-
-    private func storedSchemaVersion() throws -> UInt64? {
-        try withDatabase { db in
-            guard try db.fetchOne(SystemTables.metadataTableExistsSQL) != nil else { return nil }
-            return try db.fetchOne(SystemTables.selectSchemaVersionSQL)?[0].int64.map { UInt64($0) }
-        }
-    }
-
-    /// The schema of `type`, registering it on first use when `objectTypes` is nil.
+    /// The schema of `type`, registering it (and every class it reaches) on
+    /// first use when `objectTypes` is nil.
+    ///
+    /// A class that cannot be registered is a programmer error Realm raises
+    /// too: it traps with the class and the reason (for example the stored
+    /// differences when the file holds another definition of a class whose
+    /// Swift type could not be resolved at open).
     func schema(for type: ObjectBase.Type) -> ObjectSchema {
         if let schema = schemas[ObjectIdentifier(type)] { return schema }
         do {
-            let schema = try ObjectSchema.schema(for: type)
-            guard configuration.objectTypes == nil else { throw VaultObjectError.unknownType(schema.className) }
-            var list = [schema]
-            for (index, property) in schema.properties.enumerated() where property.objectClassName != nil {
-                if let target = schema.linkTypes[index], schemas[ObjectIdentifier(target)] == nil, target != type {
-                    list.append(try ObjectSchema.schema(for: target))
-                }
-            }
-            try register(list, authoritative: false)
+            guard configuration.objectTypes == nil else { throw VaultObjectError.unknownType(String(describing: type)) }
+            let list = try unregisteredClosure(of: [type])
+            try register(list, atOpen: false)
+            guard let schema = schemas[ObjectIdentifier(type)] else { throw VaultObjectError.unknownType(String(describing: type)) }
             return schema
         } catch {
             preconditionFailure("VaultKit cannot use \(type) with the vault at \(path): \(error)")

@@ -107,6 +107,7 @@ extension Vault {
         }
         writeDepth = 0
         commitSequence = committedSequence
+        session.registeredInWrite = []
         returnBorrowedWriter()
         if committedSequence != previousSequence { didCommit() }
     }
@@ -117,6 +118,11 @@ extension Vault {
         guard isInWriteTransaction else { return }
         _ = endCapture()
         _ = try? withDatabase { db in try db.execute("ROLLBACK TRANSACTION") }
+        // Tables created by a first use inside the transaction are gone: register those classes again when next used.
+        for className in session.registeredInWrite {
+            if let schema = schemasByName.removeValue(forKey: className) { schemas[ObjectIdentifier(schema.type)] = nil }
+        }
+        session.registeredInWrite = []
         returnBorrowedWriter()
         writeDepth = 0
         deferredError = nil

@@ -59,6 +59,11 @@ extension Vault {
         public var readOnly = false
         /// The version of the code's schema; raise it when the models change.
         public var schemaVersion: UInt64 = 0
+        /// Called when the vault opens with a higher ``schemaVersion`` than the
+        /// file's, after the new schema is applied, to move data into it (Realm's
+        /// `migrationBlock`; see ``Migration``). The whole migration is one
+        /// transaction: if it fails the file stays at the old version.
+        public var migrationBlock: MigrationBlock?
         /// Delete the file and start empty when the stored schema differs, instead of failing.
         public var deleteVaultIfMigrationNeeded = false
         /// The most versions of the file this process may keep alive at once
@@ -79,12 +84,13 @@ extension Vault {
 
         /// A configuration for an encrypted file.
         public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil, encryptionKey: Data? = nil,
-                    readOnly: Bool = false, schemaVersion: UInt64 = 0,
+                    readOnly: Bool = false, schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil,
                     deleteVaultIfMigrationNeeded: Bool = false, objectTypes: [ObjectBase.Type]? = nil) {
             self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
             self.inMemoryIdentifier = inMemoryIdentifier
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
+            self.migrationBlock = migrationBlock
             self.deleteVaultIfMigrationNeeded = deleteVaultIfMigrationNeeded
             self.objectTypes = objectTypes
             self.encryptionKey = encryptionKey   // through the setter: copied into a MasterKey

@@ -39,6 +39,8 @@ final class VaultSession {
     var changesAtWriteStart = 0
     var schemas: [ObjectIdentifier: ObjectSchema] = [:]
     var schemasByName: [String: ObjectSchema] = [:]
+    /// Classes registered inside the open write transaction: forgotten if it rolls back (their tables go with it).
+    var registeredInWrite: [String] = []
     /// Classes registered in a read-only vault that has no table for them: they read as empty.
     var absentClasses: Set<String> = []
     var writeDepth = 0

@@ -1,0 +1,128 @@
+import Foundation
+import VaultCore
+
+/// An object read and written by property name, without its Swift class
+/// (Realm's `DynamicObject`; in a migration, `MigrationObject`).
+///
+/// In a migration an old object holds the values it had before the block ran,
+/// keyed by the names the file stored; a new object reads and writes its row
+/// in the new schema. Values come back as the property's Swift type (`Int`,
+/// `String`, `Date`, …, a `DynamicObject` for a link); collections are not
+/// read or written this way (use `renameProperty` to move one).
+public final class DynamicObject: CustomStringConvertible {
+    /// The object's class name.
+    public let className: String
+    let rowID: Int64
+
+    enum Storage {
+        /// Values read before the migration block could change them, with the stored layout.
+        case snapshot(Migration, [String: DatabaseValue], [String: StoredProperty])
+        /// A row of the new schema's table.
+        case live(Migration, ObjectSchema)
+    }
+    let storage: Storage
+
+    init(className: String, rowID: Int64, storage: Storage) {
+        self.className = className
+        self.rowID = rowID
+        self.storage = storage
+    }
+
+    /// The value of a property: `nil` for nil (or a property the object does not have).
+    /// Setting it on an old object is a programmer error (old objects are read-only).
+    public subscript(key: String) -> Any? {
+        get {
+            switch storage {
+            case .snapshot(let migration, let values, let layout):
+                guard let property = layout[key], let value = values[key] else { return nil }
+                if let linked = property.linkedClass {
+                    guard let target = value.int64 else { return nil }
+                    return migration.oldObject(ofClass: linked, rowID: target)
+                }
+                return property.valueType.flatMap { Self.decode(value, as: $0) }
+            case .live(let migration, let schema):
+                guard let index = schema.index(ofProperty: key), schema.properties[index].isColumn else { return nil }
+                let property = schema.properties[index]
+                var value: DatabaseValue = .null
+                migration.run(className: className, property: key) { db in
+                    value = try db.fetchOne("SELECT \(property.columnSQL) FROM \(schema.tableName) WHERE \"_vk_id\" = ?", arguments: [.integer(rowID)])?[0] ?? .null
+                }
+                if let linked = property.objectClassName {
+                    guard let target = value.int64, let targetSchema = migration.newSchemas[linked] else { return nil }
+                    return DynamicObject(className: linked, rowID: target, storage: .live(migration, targetSchema))
+                }
+                return schema.accessors[index].decodeBoxed(value)
+            }
+        }
+        set {
+            guard case .live(let migration, let schema) = storage else {
+                preconditionFailure("\(className).\(key): the old object of a migration is read-only; write to the new object")
+            }
+            guard let index = schema.index(ofProperty: key), schema.properties[index].isColumn else {
+                preconditionFailure("\(className) has no property '\(key)' that a migration can set (lists, sets and maps excepted)")
+            }
+            guard let encoded = Self.encode(newValue, for: index, of: schema) else {
+                migration.record(VaultObjectError.invalidValue(className: className, property: key, reason: "the migration set a value that is not a \(schema.properties[index].type.rawValue)"))
+                return
+            }
+            migration.run(className: className, property: key) { db in
+                try db.execute("UPDATE \(schema.tableName) SET \(schema.properties[index].columnSQL) = ? WHERE \"_vk_id\" = ?", arguments: [encoded, .integer(rowID)])
+            }
+        }
+    }
+
+    public var description: String { "\(className) (row \(rowID))" }
+
+    // MARK: Values without a Swift class
+
+    /// A stored value as the Swift type of its property type.
+    static func decode(_ value: DatabaseValue, as type: PropertyType) -> Any? {
+        switch type {
+        case .bool: Bool._vaultDecode(value)
+        case .int: Int._vaultDecode(value)
+        case .float: Float._vaultDecode(value)
+        case .double: Double._vaultDecode(value)
+        case .string: String._vaultDecode(value)
+        case .data: Data._vaultDecode(value)
+        case .date: Date._vaultDecode(value)
+        case .uuid: UUID._vaultDecode(value)
+        case .decimal: Decimal._vaultDecode(value)
+        case .objectId: ObjectId._vaultDecode(value)
+        case .object: nil
+        }
+    }
+
+    /// The column value for a property of `schema` (`nil`: not a value the property can hold).
+    static func encode(_ value: Any?, for index: Int, of schema: ObjectSchema) -> DatabaseValue? {
+        let property = schema.properties[index]
+        guard let value, !(value is NSNull) else { return property.isOptional || property.type == .object ? .null : nil }
+        if property.type == .object {
+            if let dynamic = value as? DynamicObject, dynamic.className == property.objectClassName { return .integer(dynamic.rowID) }
+            if let object = value as? ObjectBase, let manager = object.manager, manager.schema.className == property.objectClassName { return .integer(manager.rowID) }
+            return nil
+        }
+        if let encoded = schema.accessors[index].encodeBoxed(value) { return encoded }
+        // A value of another Swift type of the same kind (an Int for an Int32 property, an Int for a Double).
+        if let persistable = value as? any PersistableValue, type(of: persistable)._vaultPropertyType == property.type {
+            return persistable._vaultEncoded
+        }
+        if property.type == .double || property.type == .float, let integer = value as? Int { return .real(Double(integer)) }
+        return nil
+    }
+}
+
+extension Migration {
+    /// The object a link of an old object points at, with its old values.
+    func oldObject(ofClass className: String, rowID: Int64) -> DynamicObject? {
+        guard let definition = plan.stored[className] else { return nil }
+        let layout = StoredProperty.parse(definition).filter { !$0.value.isCollection }
+        let rebuilt = plan.toRebuild.contains { $0.schema.className == className }
+        let table = quoteIdentifier(rebuilt ? SchemaChange.oldTableName(className) : className)
+        let ordered = layout.values.sorted { $0.storedName < $1.storedName }
+        let list = ordered.map { $0.kind == "primary-rowid" ? "\"_vk_id\"" : quoteIdentifier($0.storedName) }.joined(separator: ", ")
+        guard !ordered.isEmpty, let row = try? database.fetchOne("SELECT \(list) FROM \(table) WHERE \"_vk_id\" = ?", arguments: [.integer(rowID)]) else { return nil }
+        var values: [String: DatabaseValue] = [:]
+        for (offset, property) in ordered.enumerated() { values[property.storedName] = row[offset] }
+        return DynamicObject(className: className, rowID: rowID, storage: .snapshot(self, values, layout))
+    }
+}

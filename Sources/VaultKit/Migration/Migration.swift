@@ -1,0 +1,222 @@
+import Foundation
+import VaultCore
+
+// MARK: - Migrations
+//
+// Realm's migration API over the rebuild SchemaChange performs. When a vault
+// opens with a higher `schemaVersion` than the file's, the changed tables are
+// rebuilt first — so the new schema is in place, every object copied with
+// its row id and every unchanged property value — and the old tables are kept
+// as `_vk_old_<Class>` while `migrationBlock` runs. The block then sees both:
+//
+//   - `enumerateObjects(ofType:)` walks the old table in row-id order, in
+//     batches, handing each object's old values (read before the block could
+//     change them) and the same object in the new table, whose writes are
+//     UPDATEs of that row;
+//   - `renameProperty` copies a column (or a collection's entries) from the
+//     old table to the new name;
+//   - `create`, `delete` and `deleteData(forType:)` insert and delete rows.
+//
+// Everything runs inside the schema change's one transaction; an operation
+// that fails (a value of the wrong type, a duplicate primary key) is recorded,
+// the rest of the block's operations are skipped, and the whole migration is
+// rolled back with that error: the file stays at the old version. Links and
+// entries left pointing at deleted objects are repaired before commit as the
+// schema's foreign keys would have (links set to nil, entries removed), since
+// foreign-key actions are off while tables are rebuilt.
+
+/// Realm's migration block: called once when a vault opens with a higher
+/// `schemaVersion` than the file's, with the version the file had.
+public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
+
+/// An object in a migration, read and written by property name (Realm's `MigrationObject`).
+public typealias MigrationObject = DynamicObject
+
+/// The changes a migration block makes (Realm's `Migration`). Valid only
+/// inside the block.
+public final class Migration {
+    let database: Database
+    let plan: SchemaPlan
+    /// The code's schemas, by class name.
+    let newSchemas: [String: ObjectSchema]
+    let path: String
+    /// The first failure: the rest is skipped and the migration rolled back with it.
+    private(set) var error: Error?
+    private var deletedClasses: Set<String> = []
+
+    init(database: Database, plan: SchemaPlan, schemas: [ObjectSchema], path: String) {
+        self.database = database
+        self.plan = plan
+        self.newSchemas = Dictionary(schemas.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
+        self.path = path
+    }
+
+    /// The class names the file stored before the migration.
+    public var oldClassNames: [String] { plan.stored.keys.sorted() }
+    /// The class names of the code's schema.
+    public var newClassNames: [String] { newSchemas.keys.sorted() }
+
+    /// Calls `block` for every object of the class: its old values (`nil` for
+    /// a class new in this version) and the object in the new schema to update
+    /// (`nil` for a class the code no longer has).
+    public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
+        guard error == nil, !deletedClasses.contains(typeName) else { return }
+        let newSchema = newSchemas[typeName]
+        guard let old = oldTable(typeName) else {
+            guard let newSchema else { return }
+            forEachRow(table: quoteIdentifier(typeName), columns: [:]) { rowID, _ in
+                block(nil, DynamicObject(className: typeName, rowID: rowID, storage: .live(self, newSchema)))
+            }
+            return
+        }
+        forEachRow(table: old.table, columns: old.columns) { rowID, values in
+            let oldObject = DynamicObject(className: typeName, rowID: rowID, storage: .snapshot(self, values, old.columns))
+            block(oldObject, newSchema.map { DynamicObject(className: typeName, rowID: rowID, storage: .live(self, $0)) })
+        }
+    }
+
+    /// Creates an object of the class with the given values (a dictionary by
+    /// property name, or an array in property order); unset properties get
+    /// their type's zero value (optionals nil). Lists, sets and maps are not set this way.
+    @discardableResult
+    public func create(_ typeName: String, value: Any = [Any]()) -> MigrationObject {
+        guard let schema = newSchemas[typeName] else { preconditionFailure("Migration.create: \(typeName) is not a class of the new schema") }
+        var columns: [String] = [], arguments: [DatabaseValue] = []
+        for (position, index) in schema.properties.indices.enumerated() where schema.properties[index].isColumn {
+            let property = schema.properties[index]
+            let given: Any?? = (value as? [String: Any]).map { $0[property.name] } ?? (value as? [Any]).flatMap { position < $0.count ? .some($0[position]) : nil }
+            columns.append(property.columnSQL)
+            if let given {
+                guard let encoded = DynamicObject.encode(given, for: index, of: schema) else {
+                    record(VaultObjectError.invalidValue(className: typeName, property: property.name, reason: "the value given to Migration.create is not a \(property.type.rawValue)"))
+                    return DynamicObject(className: typeName, rowID: 0, storage: .live(self, schema))
+                }
+                arguments.append(encoded)
+            } else {
+                arguments.append(property.isRowIDKey ? .null : schema.accessors[index].defaultEncoded)
+            }
+        }
+        let sql = columns.isEmpty ? "INSERT INTO \(schema.tableName) DEFAULT VALUES"
+            : "INSERT INTO \(schema.tableName) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        run(className: typeName, property: schema.primaryKeyProperty?.name) { db in try db.execute(sql, arguments: arguments) }
+        return DynamicObject(className: typeName, rowID: database.lastInsertedRowID, storage: .live(self, schema))
+    }
+
+    /// Deletes an object of the new schema (a `newObject` of `enumerateObjects`, or one `create` returned).
+    public func delete(_ object: MigrationObject) {
+        run(className: object.className, property: nil) { db in
+            try db.execute("DELETE FROM \(quoteIdentifier(object.className)) WHERE \"_vk_id\" = ?", arguments: [.integer(object.rowID)])
+        }
+    }
+
+    /// Deletes every object of the class, and the class itself when the code no
+    /// longer has it. Returns whether the file had the class.
+    @discardableResult
+    public func deleteData(forType typeName: String) -> Bool {
+        guard let definition = plan.stored[typeName] else { return false }
+        deletedClasses.insert(typeName)
+        run(className: typeName, property: nil) { db in
+            if let schema = newSchemas[typeName] {
+                try db.execute(SystemTables.deleteAllSQL(className: schema.className))
+                return
+            }
+            for property in StoredProperty.parse(definition).values where property.isCollection {
+                let kind = String(property.element.prefix { $0 != "<" })
+                try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier("_vk_\(kind)_\(typeName)_\(property.storedName)"))")
+            }
+            try db.execute(SystemTables.deleteAllSQL(className: typeName))
+            try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(typeName))")
+            try db.execute(SystemTables.deleteDefinitionSQL, arguments: [.text(typeName)])
+            try db.execute("DELETE FROM _vaultkit_metadata WHERE key = ?", arguments: [.text(SystemTables.swiftTypeKeyPrefix + typeName)])
+        }
+        return true
+    }
+
+    /// Moves a property's values to its new name (Realm's `renameProperty`):
+    /// `oldName` as the file stored it, `newName` a property of the new schema
+    /// of the same type.
+    public func renameProperty(onType typeName: String, from oldName: String, to newName: String) {
+        guard let schema = newSchemas[typeName], let index = schema.index(ofProperty: newName) else {
+            preconditionFailure("Migration.renameProperty: \(typeName) has no property '\(newName)' in the new schema")
+        }
+        guard let old = oldTable(typeName), let before = StoredProperty.parse(plan.stored[typeName] ?? "")[oldName] else {
+            preconditionFailure("Migration.renameProperty: \(typeName) had no property '\(oldName)'")
+        }
+        let property = schema.properties[index]
+        run(className: typeName, property: newName) { db in
+            if property.collectionKind != nil {
+                let kind = String(before.element.prefix { $0 != "<" })
+                let oldSide = quoteIdentifier("_vk_\(kind)_\(typeName)_\(oldName)")
+                try db.execute("DELETE FROM \(schema.collectionTableName(for: property)) WHERE 1")
+                try db.execute("INSERT INTO \(schema.collectionTableName(for: property)) SELECT * FROM \(oldSide)")
+            } else {
+                let source = before.kind == "primary-rowid" ? "\"_vk_id\"" : quoteIdentifier(oldName)
+                try db.execute("UPDATE \(schema.tableName) SET \(property.columnSQL) = (SELECT o.\(source) FROM \(old.table) AS o WHERE o.\"_vk_id\" = \(schema.tableName).\"_vk_id\") WHERE 1")
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    /// The table holding a class's objects as they were, with its column names by stored property name.
+    private func oldTable(_ className: String) -> (table: String, columns: [String: StoredProperty])? {
+        guard let definition = plan.stored[className] else { return nil }
+        let rebuilt = plan.toRebuild.contains { $0.schema.className == className }
+        return (quoteIdentifier(rebuilt ? SchemaChange.oldTableName(className) : className), StoredProperty.parse(definition))
+    }
+
+    /// Reads a table in row-id order, 512 rows a batch (so the block may write meanwhile).
+    private func forEachRow(table: String, columns: [String: StoredProperty], _ body: (Int64, [String: DatabaseValue]) -> Void) {
+        let readable = columns.values.filter { !$0.isCollection }.sorted { $0.storedName < $1.storedName }
+        let list = (["\"_vk_id\""] + readable.map { $0.kind == "primary-rowid" ? "\"_vk_id\"" : quoteIdentifier($0.storedName) }).joined(separator: ", ")
+        var after = Int64.min
+        while error == nil {
+            let rows: [Row]
+            do {
+                rows = try database.fetchAll("SELECT \(list) FROM \(table) WHERE \"_vk_id\" > ? ORDER BY \"_vk_id\" LIMIT 512", arguments: [.integer(after)])
+            } catch {
+                record(error)
+                return
+            }
+            guard let last = rows.last?[0].int64 else { return }
+            for row in rows {
+                guard error == nil, let rowID = row[0].int64 else { return }
+                var values: [String: DatabaseValue] = [:]
+                for (offset, property) in readable.enumerated() { values[property.storedName] = row[offset + 1] }
+                body(rowID, values)
+            }
+            after = last
+        }
+    }
+
+    /// Runs one operation unless an earlier one failed; records its failure.
+    func run(className: String, property: String?, _ operation: (Database) throws -> Void) {
+        guard error == nil else { return }
+        do {
+            try operation(database)
+        } catch VaultError.sqlite(let failure) where failure.code == .constraint {
+            // No value in the message: it may be the user's data.
+            record(VaultObjectError.invalidValue(className: className, property: property ?? "(object)",
+                                                 reason: "the migration would leave two objects with the same primary key, or a required value missing"))
+        } catch {
+            record(error)
+        }
+    }
+
+    func record(_ failure: Error) {
+        if error == nil { error = failure }
+    }
+
+    /// Ends the block: throws its failure, else repairs links to deleted objects.
+    func finish() throws {
+        if let error { throw error }
+        for violation in try database.fetchAll("PRAGMA foreign_key_check") {
+            guard let table = violation[0].string, let rowID = violation[1].int64, let foreignKey = violation[3].int64 else { continue }
+            if table.hasPrefix("_vk_") {
+                try database.execute("DELETE FROM \(quoteIdentifier(table)) WHERE rowid = ?", arguments: [.integer(rowID)])
+            } else if let column = try database.fetchAll("PRAGMA foreign_key_list(\(quoteIdentifier(table)))").first(where: { $0[0].int64 == foreignKey })?[3].string {
+                try database.execute("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(column)) = NULL WHERE rowid = ?", arguments: [.integer(rowID)])
+            }
+        }
+    }
+}

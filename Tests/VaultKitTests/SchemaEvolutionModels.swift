@@ -1,0 +1,83 @@
+import Foundation
+import VaultKit
+
+// Models of the schema-evolution tests. The blog app is the seeds' textbook
+// one: no objectTypes, a three-level link chain and an embedded object.
+
+final class BlogUser: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var address: BlogAddress?
+    @Persisted var posts: List<BlogPost>
+}
+
+final class BlogAddress: EmbeddedObject {
+    @Persisted var city = ""
+}
+
+final class BlogPost: Object {
+    @Persisted var title = ""
+    @Persisted var tags: List<BlogTag>
+    @Persisted(originProperty: "posts") var authors: LinkingObjects<BlogUser>
+}
+
+final class BlogTag: Object {
+    @Persisted var label = ""
+    @Persisted var category: BlogCategory?
+}
+
+final class BlogCategory: Object {
+    @Persisted var name = ""
+}
+
+/// A default value that is another object (realm-swift's own test models do this).
+final class Kennel: Object {
+    @Persisted var name = ""
+    @Persisted var resident: KennelDog? = KennelDog()
+}
+
+final class KennelDog: Object {
+    @Persisted var name = "Rex"
+}
+
+// One class, "Contact", at three schema versions (nested types share the class name).
+enum ContactV0 {
+    final class Contact: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var firstName = ""
+        @Persisted var lastName = ""
+        @Persisted var age = 0
+        @Persisted var nickname = ""
+        @Persisted var friend: Contact?
+        @Persisted var phones: List<String>
+    }
+}
+
+enum ContactV1 {
+    /// Added: `fullName` (required, computed by the migration), `email` (optional);
+    /// removed: `firstName`, `lastName`; `age` became optional; `nickname`
+    /// renamed `handle`; `phones` renamed `numbers`; `age` indexed.
+    final class Contact: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var fullName = ""
+        @Persisted(indexed: true) var age: Int?
+        @Persisted var handle = ""
+        @Persisted var email: String?
+        @Persisted var friend: Contact?
+        @Persisted var numbers: List<String>
+    }
+}
+
+enum ContactV0Additive {
+    /// V0 plus an optional property and an index: automatic, no version bump.
+    final class Contact: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var firstName = ""
+        @Persisted(indexed: true) var lastName = ""
+        @Persisted var age = 0
+        @Persisted var nickname = ""
+        @Persisted var friend: Contact?
+        @Persisted var phones: List<String>
+        @Persisted var note: String?
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+@testable import VaultKit
+
+@Suite("Class discovery without objectTypes")
+struct ClassDiscoveryTests {
+    @Test("the blog app: no objectTypes, a first write through a three-level link chain and an embedded object; found again at open")
+    func blogApp() throws {
+        let directory = try TemporaryDirectory("discovery-blog")
+        let url = directory.file("blog.vault")
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey)
+        configuration.schemaVersion = 1
+        let vault = try Vault(configuration: configuration)
+        try vault.write {
+            let user = BlogUser()
+            user.id = 1
+            user.name = "Ada"
+            user.address = BlogAddress()
+            user.address?.city = "London"
+            let post = BlogPost()
+            post.title = "Engines"
+            let tag = BlogTag()
+            tag.label = "math"
+            tag.category = BlogCategory()
+            tag.category?.name = "science"
+            post.tags.append(tag)
+            user.posts.append(post)
+            vault.add(user)
+        }
+        let user = try #require(vault.object(ofType: BlogUser.self, forPrimaryKey: 1))
+        #expect(user.posts.first?.tags.first?.category?.name == "science")
+        #expect(user.address?.city == "London")
+        #expect(vault.objects(BlogPost.self).first?.authors.first?.name == "Ada")
+
+        // Another instance (another thread) knows every class at open, before any use.
+        let known = try onNewThread { [configuration] () -> [String] in
+            let reopened = try Vault(configuration: configuration)
+            return ["BlogUser", "BlogAddress", "BlogPost", "BlogTag", "BlogCategory"].filter { reopened.schema(named: $0) != nil }
+        }
+        #expect(known == ["BlogUser", "BlogAddress", "BlogPost", "BlogTag", "BlogCategory"])
+    }
+
+    @Test("a property whose default value is another object: discovered, and added with its owner")
+    func objectDefault() throws {
+        let directory = try TemporaryDirectory("discovery-default")
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("k.vault"), encryptionKey: testKey))
+        try vault.write { vault.add(Kennel(value: ["name": "north"])) }
+        #expect(vault.objects(Kennel.self).first?.resident?.name == "Rex")
+        #expect(vault.objects(KennelDog.self).count == 1)
+    }
+
+    @Test("a model that changed is met at open: Vault(configuration:) throws migration required, naming the class and the change")
+    func mismatchAtOpen() throws {
+        let directory = try TemporaryDirectory("discovery-mismatch")
+        let url = directory.file("m.vault")
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV0.Contact.self]))
+            try vault.write { vault.add(ContactV0.Contact(value: ["id": 1, "firstName": "A"])) }
+        }
+        let error = try onNewThread { () -> String in
+            do {
+                _ = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV1.Contact.self]))
+                return "opened"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(error.contains("Migration required") && error.contains("Contact.firstName was removed") && error.contains("Contact.fullName was added"))
+    }
+}
+
+@Suite("Migrations")
+struct MigrationTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory("migration") }
+
+    private func seed(_ url: URL, count: Int = 3) throws {
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV0.Contact.self]))
+            try vault.write {
+                for id in 1...count {
+                    let contact = ContactV0.Contact(value: ["id": id, "firstName": "F\(id)", "lastName": "L\(id)", "age": 20 + id, "nickname": "n\(id)"])
+                    contact.phones.append(objectsIn: ["p\(id)a", "p\(id)b"])
+                    vault.add(contact)
+                }
+                for id in 2...count { vault.object(ofType: ContactV0.Contact.self, forPrimaryKey: id)?.friend = vault.object(ofType: ContactV0.Contact.self, forPrimaryKey: 1) }
+            }
+        }
+    }
+
+    @Test("additive changes (an optional property, an index) need no version bump; objects, links and lists are kept")
+    func automatic() throws {
+        let url = directory.file("auto.vault")
+        try seed(url)
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV0Additive.Contact.self]))
+            let contacts = vault.objects(ContactV0Additive.Contact.self).sorted(byKeyPath: "id")
+            #expect(contacts.map(\.lastName) == ["L1", "L2", "L3"])
+            #expect(contacts.allSatisfy { $0.note == nil })
+            #expect(contacts.last?.friend?.id == 1)
+            #expect(Array(contacts[1].phones) == ["p2a", "p2b"])
+            try vault.write { contacts[0].note = "set" }
+            #expect(contacts[0].note == "set")
+        }
+    }
+
+    @Test("a migration: enumerateObjects with old and new values, renameProperty, create, delete; links and lists survive")
+    func migrationBlock() throws {
+        let url = directory.file("block.vault")
+        try seed(url, count: 4)
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV1.Contact.self])
+        configuration.schemaVersion = 2
+        let seen = Locked<[UInt64]>([])
+        configuration.migrationBlock = { migration, oldVersion in
+            seen.withLock { $0.append(oldVersion) }
+            migration.renameProperty(onType: "Contact", from: "nickname", to: "handle")
+            migration.renameProperty(onType: "Contact", from: "phones", to: "numbers")
+            migration.enumerateObjects(ofType: "Contact") { old, new in
+                guard let old, let new else { return }
+                new["fullName"] = "\(old["firstName"] as? String ?? "?") \(old["lastName"] as? String ?? "?")"
+                if (old["age"] as? Int ?? 0) > 23 { new["age"] = nil }
+                if old["id"] as? Int == 3 { migration.delete(new) }
+                #expect((old["friend"] as? MigrationObject)?["firstName"] as? String == ((old["id"] as? Int) == 1 ? nil : "F1"))
+            }
+            migration.create("Contact", value: ["id": 10, "fullName": "New One", "handle": "new"])
+        }
+        try onNewThread { [configuration] in
+            let vault = try Vault(configuration: configuration)
+            let contacts = vault.objects(ContactV1.Contact.self).sorted(byKeyPath: "id")
+            #expect(contacts.map(\.id) == [1, 2, 4, 10])
+            #expect(contacts.map(\.fullName) == ["F1 L1", "F2 L2", "F4 L4", "New One"])
+            #expect(contacts.map(\.age) == [21, 22, nil, nil])
+            #expect(contacts.map(\.handle) == ["n1", "n2", "n4", "new"])
+            #expect(Array(contacts[1].numbers) == ["p2a", "p2b"])
+            #expect(contacts[1].friend?.id == 1 && contacts[2].friend?.id == 1)
+            #expect(contacts[0].email == nil)
+        }
+        #expect(seen.withLock { $0 } == [0])
+        // Opened again at the same version: nothing to migrate.
+        try onNewThread { [configuration] in _ = try Vault(configuration: configuration) }
+        #expect(seen.withLock { $0 } == [0])
+    }
+
+    @Test("without a higher schemaVersion a non-additive change is refused; a lower one is refused (downgrade)")
+    func versionRules() throws {
+        let url = directory.file("rules.vault")
+        try seed(url)
+        #expect(throws: VaultObjectError.self) {
+            try onNewThread { _ = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV1.Contact.self])) }
+        }
+        try onNewThread {
+            _ = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 3, objectTypes: [ContactV1.Contact.self]))
+        }
+        let message = try onNewThread { () -> String in
+            do {
+                _ = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 2, objectTypes: [ContactV1.Contact.self]))
+                return "opened"
+            } catch { return "\(error)" }
+        }
+        #expect(message.contains("lower than the stored version 3"))
+    }
+
+    @Test("a migration that fails (a duplicate primary key, a value of the wrong type) is rolled back: the old app opens its data intact")
+    func failedMigrationLeavesOldFile() throws {
+        let url = directory.file("failed.vault")
+        try seed(url)
+        for failure in ["duplicate", "type"] {
+            var configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 1, objectTypes: [ContactV1.Contact.self])
+            configuration.migrationBlock = { migration, _ in
+                migration.enumerateObjects(ofType: "Contact") { _, new in
+                    if failure == "duplicate" { new?["id"] = 1 } else { new?["fullName"] = 42 }
+                }
+            }
+            let message = try onNewThread { [configuration] () -> String in
+                do {
+                    _ = try Vault(configuration: configuration)
+                    return "opened"
+                } catch { return "\(error)" }
+            }
+            #expect(message.contains("Contact"), "\(failure): \(message)")
+            #expect(!message.contains("F1") && !message.contains("L1"), "no stored value in the message")
+        }
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV0.Contact.self]))
+            let contacts = vault.objects(ContactV0.Contact.self).sorted(byKeyPath: "id")
+            #expect(contacts.map(\.firstName) == ["F1", "F2", "F3"])
+            #expect(Array(contacts[2].phones) == ["p3a", "p3b"] && contacts[2].friend?.id == 1)
+        }
+    }
+
+    @Test("deleteData(forType:) empties a class; a class the code dropped is deleted with its lists")
+    func deleteData() throws {
+        let url = directory.file("delete.vault")
+        try seed(url)
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 1, objectTypes: [ContactV1.Contact.self])
+        configuration.migrationBlock = { migration, _ in
+            #expect(migration.deleteData(forType: "Contact"))
+            #expect(!migration.deleteData(forType: "NoSuchClass"))
+        }
+        try onNewThread { [configuration] in
+            let vault = try Vault(configuration: configuration)
+            #expect(vault.objects(ContactV1.Contact.self).isEmpty)
+            try vault.write { vault.add(ContactV1.Contact(value: ["id": 1, "fullName": "again"])) }
+        }
+    }
+}
+
+@Suite("Concurrent first open")
+struct ConcurrentFirstOpenTests {
+    /// Rounds of the test (VAULTKIT_FIRST_OPEN_ROUNDS overrides).
+    private var rounds: Int { ProcessInfo.processInfo.environment["VAULTKIT_FIRST_OPEN_ROUNDS"].flatMap(Int.init) ?? 20 }
+
+    @Test("8 processes opening (and writing to) a vault that does not exist yet all succeed, every round")
+    func eightProcesses() throws {
+        let directory = try TemporaryDirectory("first-open")
+        let hex = testKey.map { String(format: "%02x", $0) }.joined()
+        let helper = try helperExecutable()
+        for round in 0..<rounds {
+            let url = directory.file("round-\(round).vault")
+            var processes: [(Process, Pipe)] = []
+            for id in 1...8 {
+                let process = Process()
+                process.executableURL = helper
+                process.arguments = ["write-item", url.path, "\(id)", "item \(id)"]
+                let stdin = Pipe(), stdout = Pipe()
+                process.standardInput = stdin
+                process.standardOutput = stdout
+                process.standardError = stdout
+                try process.run()
+                stdin.fileHandleForWriting.write(Data((hex + "\n").utf8))
+                try stdin.fileHandleForWriting.close()
+                processes.append((process, stdout))
+            }
+            for (process, output) in processes {
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0 && text.contains("committed"), "round \(round): \(text)")
+            }
+            let ids = try onNewThread { () -> [Int] in
+                let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self]))
+                return vault.objects(NItem.self).map(\.id).sorted()
+            }
+            #expect(ids == Array(1...8), "round \(round)")
+        }
+    }
+}
