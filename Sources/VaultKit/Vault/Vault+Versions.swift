@@ -23,8 +23,8 @@ import VaultCore
 //     between our COMMIT and that read (stock SQLite cannot open a read
 //     transaction at a chosen past version: that needs SQLITE_ENABLE_SNAPSHOT,
 //     which Debian's build lacks);
-//   - notification delivery with `autorefresh` (Realm's property; it takes
-//     effect once notifications are delivered — not yet built).
+//   - notification delivery with `autorefresh` (Realm's property): a vault
+//     that delivers by itself (main thread, serial queue) refreshes first.
 //
 // The snapshot opens lazily, at the first read after an advance point, so a
 // vault that only writes pins nothing.

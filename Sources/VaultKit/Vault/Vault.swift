@@ -104,9 +104,10 @@ public final class Vault {
         set { session.commitSequence = newValue }
     }
     /// Whether the vault advances to the latest version when its notifications
-    /// are delivered (Realm's `autorefresh`, default `true`). Until notification
-    /// delivery exists it has no effect: a vault advances at ``refresh()`` and
-    /// at the start of a write.
+    /// are delivered (Realm's `autorefresh`, default `true`). A main-thread or
+    /// queue-confined vault with observers advances by itself after every commit;
+    /// with `autorefresh` off its vault observers hear `.refreshRequired` instead,
+    /// and it stays at its version until ``refresh()``.
     public var autorefresh: Bool {
         get { session.autorefresh }
         set { session.autorefresh = newValue }
