@@ -16,3 +16,16 @@ final class NOwner: Object {
     @Persisted var items: List<NItem>
     @Persisted var tags: MutableSet<String>
 }
+
+// The migration tests' "Contact" at version 1 (Tests/VaultKitTests/SchemaEvolutionModels.swift, ContactV1).
+enum ContactV1 {
+    final class Contact: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var fullName = ""
+        @Persisted(indexed: true) var age: Int?
+        @Persisted var handle = ""
+        @Persisted var email: String?
+        @Persisted var friend: Contact?
+        @Persisted var numbers: List<String>
+    }
+}

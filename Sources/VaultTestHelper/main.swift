@@ -19,6 +19,9 @@
 //   VaultTestHelper write-item <vault> <id> <name>             key (hex) on stdin
 //       Through VaultKit (so the commit writes the change log): sets the name
 //       of NItem <id>, adding it if missing; prints "committed <monotonic ns>".
+//   VaultTestHelper migrate-contacts <vault>                   key (hex) on stdin
+//       Opens the migration tests' vault of "Contact" objects at schema version 1
+//       (the test kills it at a random point of the migration); prints "migrated".
 //
 // The key never appears on a command line, where `ps` would show it.
 import Foundation
@@ -87,6 +90,23 @@ case "write-item":
             }
         }
         print("committed \(DispatchTime.now().uptimeNanoseconds)")
+    } catch {
+        fail("\(error)")
+    }
+case "migrate-contacts":
+    let key = readKeyFromStandardInput()
+    var configuration = Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) }, objectTypes: [ContactV1.Contact.self])
+    configuration.schemaVersion = 1
+    configuration.migrationBlock = { migration, _ in
+        migration.renameProperty(onType: "Contact", from: "nickname", to: "handle")
+        migration.renameProperty(onType: "Contact", from: "phones", to: "numbers")
+        migration.enumerateObjects(ofType: "Contact") { old, new in
+            new?["fullName"] = "\(old?["firstName"] as? String ?? "") \(old?["lastName"] as? String ?? "")"
+        }
+    }
+    do {
+        _ = try Vault(configuration: configuration)
+        print("migrated")
     } catch {
         fail("\(error)")
     }

@@ -246,3 +246,74 @@ struct ConcurrentFirstOpenTests {
         }
     }
 }
+
+@Suite("Migration crash safety")
+struct MigrationCrashTests {
+    /// Objects migrated (VAULTKIT_MIGRATION_KILL_OBJECTS overrides; 100,000 for the full run).
+    private var objectCount: Int { ProcessInfo.processInfo.environment["VAULTKIT_MIGRATION_KILL_OBJECTS"].flatMap(Int.init) ?? 20_000 }
+
+    @Test("SIGKILL at random points of a migration in a child process: the vault always opens at the old version or the new one, with every object")
+    func killDuringMigration() throws {
+        let directory = try TemporaryDirectory("migration-kill")
+        let url = directory.file("kill.vault")
+        let backup = directory.file("backup.vault")
+        let count = objectCount
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV0.Contact.self]))
+            try vault.write {
+                for id in 1...count {
+                    let contact = ContactV0.Contact(value: ["id": id, "firstName": "F\(id)", "lastName": "L", "age": id % 90, "nickname": "n"])
+                    if id % 10 == 0 { contact.phones.append("p\(id)") }
+                    vault.add(contact)
+                }
+            }
+        }
+        try FileManager.default.copyItem(at: url, to: backup)
+        let hex = testKey.map { String(format: "%02x", $0) }.joined()
+        let helper = try helperExecutable()
+
+        // How long an uninterrupted migration takes, to spread the kill points over it.
+        let started = DispatchTime.now()
+        #expect(try runHelper(["migrate-contacts", url.path], input: hex).contains("migrated"))
+        let duration = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        var outcomes = (old: 0, new: 0)
+        for point in 0..<20 {
+            try restore(backup, to: url)
+            let process = Process()
+            process.executableURL = helper
+            process.arguments = ["migrate-contacts", url.path]
+            let stdin = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = Pipe()
+            try process.run()
+            stdin.fileHandleForWriting.write(Data((hex + "\n").utf8))
+            try stdin.fileHandleForWriting.close()
+            usleep(UInt32(duration * 1e6 * Double(point + 1) / 21))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            let state = try onNewThread { () -> String in
+                let readOnlyOld = Vault.Configuration(fileURL: url, encryptionKey: testKey, readOnly: true, objectTypes: [ContactV0.Contact.self])
+                if let old = try? Vault(configuration: readOnlyOld) {
+                    let contacts = old.objects(ContactV0.Contact.self)
+                    let intact = contacts.count == count && contacts.filter("id == 7").first?.firstName == "F7"
+                    return intact ? "old" : "old, damaged"
+                }
+                let new = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, readOnly: true, schemaVersion: 1, objectTypes: [ContactV1.Contact.self]))
+                let contacts = new.objects(ContactV1.Contact.self)
+                let complete = contacts.count == count && contacts.filter("fullName == 'F7 L'").count == 1
+                    && contacts.filter("fullName == ''").isEmpty && new.object(ofType: ContactV1.Contact.self, forPrimaryKey: 70)?.numbers.first == "p70"
+                return complete ? "new" : "new, incomplete"
+            }
+            #expect(state == "old" || state == "new", "kill point \(point): \(state)")
+            if state == "old" { outcomes.old += 1 } else if state == "new" { outcomes.new += 1 }
+        }
+        #expect(outcomes.old + outcomes.new == 20)
+        print("migration kills: \(count) objects, \(String(format: "%.2f", duration)) s uninterrupted; \(outcomes.old) left the old version, \(outcomes.new) the new")
+    }
+
+    private func restore(_ backup: URL, to url: URL) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        try FileManager.default.copyItem(at: backup, to: url)
+    }
+}
