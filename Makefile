@@ -20,6 +20,7 @@ bench: dependencies
 	swift run -c release vault-bench objects
 	swift run -c release vault-bench queries
 	swift run -c release vault-bench notifications
+	swift run -c release vault-bench migration
 
 docs: dependencies
 	swift package generate-documentation --target VaultKit --target VaultCore --warnings-as-errors

@@ -350,9 +350,11 @@ case "queries":
     runQueryBenchmark()
 case "notifications":
     runNotificationBenchmark()
+case "migration":
+    runMigrationBenchmark()
 case "notifications-child":
     runNotificationChild()
 default:
-    print("usage: vault-bench [storage|rotation|objects|queries|notifications] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
+    print("usage: vault-bench [storage|rotation|objects|queries|notifications|migration] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
     exit(2)
 }
