@@ -29,6 +29,50 @@ final class Person: Object {
     }
 }
 
+/// The app's first version of a note…
+enum FirstRelease {
+    final class Note: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var text = ""
+    }
+}
+
+/// …and its next one: `text` renamed `body`, a required `words` count added.
+enum NextRelease {
+    final class Note: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var body = ""
+        @Persisted var words = 0
+    }
+}
+
+/// Step 9: an app update whose models changed, migrated as the vault opens.
+func migrateNotes(in directory: URL, key: Data) throws {
+    let url = directory.appendingPathComponent("notes.vault")
+    for suffix in ["", "-wal", "-shm", ".notify"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    // No objectTypes, as most Realm apps run: classes are found as they are used.
+    let first = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: key))
+    try first.write {
+        for (id, text) in ["encrypted at rest", "migrations in one transaction", "observers hear every change"].enumerated() {
+            first.add(FirstRelease.Note(value: ["id": id, "text": text]))
+        }
+    }
+    first.invalidate()
+    var next = Vault.Configuration(fileURL: url, encryptionKey: key, schemaVersion: 1, objectTypes: [NextRelease.Note.self])
+    next.migrationBlock = { migration, _ in
+        migration.renameProperty(onType: "Note", from: "text", to: "body")
+        migration.enumerateObjects(ofType: "Note") { old, new in
+            new?["words"] = (old?["text"] as? String ?? "").split(separator: " ").count
+        }
+    }
+    let started = Date()
+    let migrated = try Vault(configuration: next)
+    let elapsed = Date().timeIntervalSince(started) * 1000
+    let notes = migrated.objects(NextRelease.Note.self).sorted(byKeyPath: "id")
+    print(String(format: "  9. the next release renamed Note.text to body and added a word count: migrated as the vault opened (%.1f ms, one transaction)", elapsed))
+    for note in notes { print("       \(note.id): \"\(note.body)\" (\(note.words) words)") }
+}
+
 func run() throws {
     let directory = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "vault-demo", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -116,6 +160,7 @@ func run() throws {
     } catch let error as VaultError {
         print("  8. a wrong key is refused:\n       \(error)")
     }
+    try migrateNotes(in: directory, key: key)
 }
 
 struct DemoError: Error, CustomStringConvertible {
