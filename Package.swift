@@ -88,7 +88,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultKitTests",
-            dependencies: ["VaultKit", "VaultTestSupport", "VaultTestHelper"]
+            dependencies: ["VaultKit", "VaultTestSupport", "VaultTestHelper", "vault"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -317,3 +317,48 @@ struct MigrationCrashTests {
         try FileManager.default.copyItem(at: backup, to: url)
     }
 }
+
+@Suite("Schema introspection")
+struct SchemaIntrospectionTests {
+    @Test("vault.schema has Realm's shapes; a nested class is found again at open; `vault schema` prints the stored schema (text and JSON)")
+    func introspection() throws {
+        let directory = try TemporaryDirectory("schema-introspection")
+        let url = directory.file("s.vault"), keyFile = directory.file("s.vaultkey")
+        let key = try MasterKey.generate()
+        try FileKeyStore.writeKeyFile(key, identifier: "s", to: keyFile, passphrase: nil)
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) }, schemaVersion: 4))
+            try vault.write { vault.add(ContactV0.Contact(value: ["id": 1])) }
+            let contact = try #require(vault.schema["Contact"])
+            #expect(contact.primaryKeyProperty?.name == "id")
+            #expect(contact["phones"]?.isArray == true && contact["friend"]?.objectClassName == "Contact")
+        }
+        // No objectTypes and no use yet: the nested class is known at open.
+        let known = try onNewThread { () -> [String] in
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) }, schemaVersion: 4))
+            return vault.schema.objectSchema.map(\.className)
+        }
+        #expect(known == ["Contact"])
+
+        func runTool(_ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = try builtExecutable("vault")
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            return text
+        }
+        let text = try runTool(["schema", url.path, "--key-file", keyFile.path])
+        #expect(text.contains("schema version 4") && text.contains("class Contact") && text.contains("  friend: Contact?")
+                && text.contains("  phones: list<string>") && text.contains("  id: int  primary key"), "\(text)")
+        let json = try JSONSerialization.jsonObject(with: Data(try runTool(["schema", url.path, "--key-file", keyFile.path, "--json"]).utf8)) as? [String: Any]
+        #expect(json?["schemaVersion"] as? Int == 4)
+        let classes = json?["classes"] as? [[String: Any]]
+        #expect(classes?.first?["name"] as? String == "Contact")
+        #expect((classes?.first?["properties"] as? [[String: Any]])?.count == 7)
+    }
+}

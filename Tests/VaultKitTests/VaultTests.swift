@@ -11,7 +11,9 @@ struct VaultTests {
     @Test("the schema is discovered once per class, with mapping, keys, indexes and links; non-@Persisted properties are ignored")
     func schemaDiscovery() throws {
         let vault = try Vault(configuration: configuration(.inMemory, scratch, types: [Person.self]))
-        let schema = try #require(vault.schema.first { $0.className == "Person" })
+        let schema = try #require(vault.schema["Person"])
+        #expect(vault.schema.objectSchema.map(\.className) == ["Person"])
+        #expect(schema["firstName"]?.columnName == "first_name")
         #expect(schema.properties.map(\.name) == ["_id", "firstName", "email", "heightCm", "status", "bestFriend"])
         #expect(schema["firstName"]?.storedName == "first_name")
         #expect(schema.primaryKeyProperty?.name == "_id")

@@ -85,6 +85,14 @@ enum SchemaChange {
         vault.session.coordinator.signalCommit()
     }
 
+    /// The name that finds `type` again at open: its mangled name (nested types
+    /// included), else `Module.Class`. A private or local class finds neither
+    /// and is registered at its first use instead.
+    static func recordedTypeName(_ type: ObjectBase.Type) -> String {
+        if let mangled = _mangledTypeName(type), _typeByName(mangled) != nil { return mangled }
+        return String(reflecting: type)
+    }
+
     /// The name a rebuilt class's table has while its migration runs.
     static func oldTableName(_ className: String) -> String { "_vk_old_" + className }
 
@@ -94,7 +102,7 @@ enum SchemaChange {
             try db.execute(SystemTables.replaceDefinitionSQL, arguments: [.text(schema.className), .text(schema.storedDefinition)])
         }
         for schema in list {
-            try db.execute(SystemTables.storeSwiftTypeSQL, arguments: [.text(schema.className), .text(String(reflecting: schema.type))])
+            try db.execute(SystemTables.storeSwiftTypeSQL, arguments: [.text(schema.className), .text(recordedTypeName(schema.type))])
         }
     }
 

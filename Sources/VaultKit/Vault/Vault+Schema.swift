@@ -9,7 +9,8 @@ import VaultCore
 // class's subclasses (Realm's `objc_copyClassList`):
 //
 //   - at open, every class the file already stores whose Swift type resolves by
-//     its recorded name (`Module.Class`, kept in `_vaultkit_metadata`): so a
+//     its recorded name (the mangled type name, kept in `_vaultkit_metadata`;
+//     nested classes resolve, private and local ones do not): so a
 //     changed model is met, checked and migrated when `Vault(configuration:)`
 //     runs, and a mismatch is an error thrown there;
 //   - at first use of a class the vault does not know yet, that class and

@@ -157,7 +157,4 @@ public final class Vault {
         get { session.deferredError }
         set { session.deferredError = newValue }
     }
-
-    /// The schemas of the classes registered so far.
-    public var schema: [ObjectSchema] { schemas.values.sorted { $0.className < $1.className } }
 }
