@@ -362,3 +362,39 @@ struct SchemaIntrospectionTests {
         #expect((classes?.first?["properties"] as? [[String: Any]])?.count == 7)
     }
 }
+
+@Suite("Compact on launch")
+struct CompactOnLaunchTests {
+    @Test("shouldCompactOnLaunch is asked once per process with the file's size and its used bytes; true compacts it, data intact")
+    func compacts() throws {
+        let directory = try TemporaryDirectory("compact")
+        let url = directory.file("c.vault")
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV0.Contact.self]))
+            try vault.write { for id in 1...3_000 { vault.add(ContactV0.Contact(value: ["id": id, "firstName": String(repeating: "x", count: 200)])) } }
+            try vault.write { vault.delete(vault.objects(ContactV0.Contact.self).filter("id > 100")) }
+        }
+        let sizeBefore = try #require(FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+        let asked = Locked<[(Int, Int)]>([])
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV0.Contact.self])
+        configuration.shouldCompactOnLaunch = { total, used in
+            asked.withLock { $0.append((total, used)) }
+            return used < total / 2
+        }
+        let count = try onNewThread { [configuration] () -> Int in
+            let vault = try Vault(configuration: configuration)
+            let again = try Vault(configuration: configuration)   // the same process: not asked again
+            return vault.objects(ContactV0.Contact.self).count + again.objects(ContactV0.Contact.self).count * 0
+        }
+        #expect(count == 100)
+        let calls = asked.withLock { $0 }
+        #expect(calls.count == 1)
+        #expect(calls.first.map { $0.0 == sizeBefore && $0.1 < $0.0 / 2 } == true, "\(calls) for a file of \(sizeBefore) bytes")
+        let sizeAfter = try #require(FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+        #expect(sizeAfter < sizeBefore / 2, "\(sizeBefore) → \(sizeAfter) bytes")
+
+        var readOnly = configuration
+        readOnly.readOnly = true
+        #expect(throws: VaultError.self) { try onNewThread { [readOnly] in _ = try Vault(configuration: readOnly) } }
+    }
+}

@@ -22,6 +22,8 @@ final class ChangeCoordinator: Sendable {
         var wakers: [ObjectIdentifier: @Sendable () -> Void] = [:]
         /// The commit sequences vaults of this process read, with how many read each.
         var pins: [UInt64: Int] = [:]
+        /// Whether `shouldCompactOnLaunch` was asked since the file was opened in this process.
+        var launchCompactionClaimed = false
     }
 
     private let state = Locked(State())
@@ -124,6 +126,14 @@ final class ChangeCoordinator: Sendable {
                 sequence += 1
             }
             return merged
+        }
+    }
+
+    /// True the first time it is called for this file in this process (while any vault has it open).
+    func claimLaunchCompaction() -> Bool {
+        state.withLock { state in
+            defer { state.launchCompactionClaimed = true }
+            return !state.launchCompactionClaimed
         }
     }
 

@@ -15,3 +15,30 @@ extension Vault {
         try database.writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
     }
 }
+
+extension Vault {
+    /// Realm's `shouldCompactOnLaunch`: asked once per process, when the file
+    /// is first opened, with its size and the bytes its live pages hold; `true`
+    /// rebuilds it (`VACUUM`, through the encrypting VFS: every rebuilt page is
+    /// sealed like any other) and truncates the write-ahead log.
+    func compactOnLaunchIfAsked() throws {
+        guard let decide = configuration.shouldCompactOnLaunch, readsFromSnapshots else { return }
+        if configuration.readOnly {
+            throw VaultError.invalidConfiguration("shouldCompactOnLaunch cannot be used with a read-only vault (compacting writes the file)")
+        }
+        guard session.coordinator.claimLaunchCompaction() else { return }
+        let (pageCount, freePages, pageSize) = try withDatabase { db in
+            (try db.fetchOne("PRAGMA page_count")?[0].int64 ?? 0,
+             try db.fetchOne("PRAGMA freelist_count")?[0].int64 ?? 0,
+             try db.fetchOne("PRAGMA page_size")?[0].int64 ?? 0)
+        }
+        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? Int(pageCount * pageSize)
+        let usedBytes = Int((pageCount - freePages) * pageSize)
+        guard decide(fileBytes, usedBytes) else { return }
+        releaseSnapshot()
+        try database.writeWithoutTransaction { db in
+            try db.execute("VACUUM")
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+}

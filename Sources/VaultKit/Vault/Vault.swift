@@ -68,6 +68,7 @@ public final class Vault {
             try session.reopen(deletingFilesAt: url)
             try prepareStorage()
         }
+        try compactOnLaunchIfAsked()
         VaultSession.remember(session)
     }
 

@@ -64,6 +64,16 @@ extension Vault {
         /// `migrationBlock`; see ``Migration``). The whole migration is one
         /// transaction: if it fails the file stays at the old version.
         public var migrationBlock: MigrationBlock?
+        /// Asked when the file is first opened in the process, with its size and
+        /// the bytes its data occupies; return `true` to compact it before use
+        /// (Realm's `shouldCompactOnLaunch`). Not allowed on read-only vaults.
+        ///
+        /// ```swift
+        /// config.shouldCompactOnLaunch = { totalBytes, usedBytes in
+        ///     totalBytes > 100 * 1024 * 1024 && Double(usedBytes) / Double(totalBytes) < 0.5
+        /// }
+        /// ```
+        public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
         /// Delete the file and start empty when the stored schema differs, instead of failing.
         public var deleteVaultIfMigrationNeeded = false
         /// The most versions of the file this process may keep alive at once
