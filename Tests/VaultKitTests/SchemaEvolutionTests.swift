@@ -398,3 +398,40 @@ struct CompactOnLaunchTests {
         #expect(throws: VaultError.self) { try onNewThread { [readOnly] in _ = try Vault(configuration: readOnly) } }
     }
 }
+
+@Suite("Schema changed by another process")
+struct ExternalSchemaChangeTests {
+    @Test("two processes, one migrating: the other keeps reading its version, its writes throw migration required; a new Vault with the new models reads the migrated data")
+    func otherProcessMigrates() throws {
+        let directory = try TemporaryDirectory("external-migration")
+        let url = directory.file("x.vault")
+        let hex = testKey.map { String(format: "%02x", $0) }.joined()
+        let outcome = try onNewThread { () -> [String] in
+            var seen: [String] = []
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [ContactV0.Contact.self]))
+            try vault.write { for id in 1...50 { vault.add(ContactV0.Contact(value: ["id": id, "firstName": "F\(id)", "lastName": "L"])) } }
+            let contacts = vault.objects(ContactV0.Contact.self)
+            seen.append("before \(contacts.count)")
+            seen.append(try runHelper(["migrate-contacts", url.path], input: hex).trimmingCharacters(in: .whitespacesAndNewlines))
+            seen.append("refresh moved: \(vault.refresh())")
+            seen.append("still reads \(contacts.count), \(contacts.filter("id == 7").first?.firstName ?? "?")")
+            do {
+                try vault.write { vault.add(ContactV0.Contact(value: ["id": 99])) }
+                seen.append("write succeeded")
+            } catch let error as VaultObjectError {
+                if case .migrationRequired(_, _, _, let differences) = error, differences.first?.contains("another process") == true {
+                    seen.append("write refused: migration required")
+                } else {
+                    seen.append("write refused: \(error)")
+                }
+            }
+            return seen
+        }
+        #expect(outcome == ["before 50", "migrated", "refresh moved: false", "still reads 50, F7", "write refused: migration required"])
+        let migrated = try onNewThread { () -> String in
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 1, objectTypes: [ContactV1.Contact.self]))
+            return vault.object(ofType: ContactV1.Contact.self, forPrimaryKey: 7)?.fullName ?? "?"
+        }
+        #expect(migrated == "F7 L")
+    }
+}

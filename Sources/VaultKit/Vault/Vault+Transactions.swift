@@ -34,6 +34,7 @@ extension Vault {
     @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
     public func beginWrite() throws {
         guard !isInWriteTransaction else { throw VaultObjectError.alreadyInWriteTransaction }
+        if let change = session.externalSchemaChange { throw change }
         let writer = try database.borrowWriter()
         do {
             try writer.execute("BEGIN IMMEDIATE TRANSACTION")
@@ -49,6 +50,7 @@ extension Vault {
         releaseSnapshot()
         changesAtWriteStart = writer.totalChangesCount
         do {
+            if let change = try externalSchemaChange(on: writer) { throw change }
             move(to: try storedCommitSequence(on: writer))
             try checkActiveVersions(latest: commitSequence)
         } catch {

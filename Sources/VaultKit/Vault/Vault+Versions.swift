@@ -67,12 +67,32 @@ extension Vault {
     /// The open snapshot, opening one at the latest commit if there is none.
     private func currentSnapshot() throws -> DatabaseSnapshot {
         if let snapshot { return snapshot }
+        let (opened, sequence) = try openSnapshot()
+        install(opened, at: sequence)
+        return opened
+    }
+
+    /// A snapshot at the latest commit, with its commit sequence. Throws when
+    /// another process changed the schema of this vault's classes (see ExternalSchemaChange).
+    private func openSnapshot() throws -> (DatabaseSnapshot, UInt64) {
+        if let change = session.externalSchemaChange { throw change }
         let opened = try database.makeSnapshot()
-        let sequence = try opened.read { db in try storedCommitSequence(on: db) }
+        do {
+            let sequence = try opened.read { db -> UInt64 in
+                if let change = try externalSchemaChange(on: db) { throw change }
+                return try storedCommitSequence(on: db)
+            }
+            return (opened, sequence)
+        } catch {
+            opened.close()
+            throw error
+        }
+    }
+
+    private func install(_ opened: DatabaseSnapshot, at sequence: UInt64) {
         snapshot = opened
         session.snapshotPin = VersionPin(sequence, in: session.coordinator)
         move(to: sequence)
-        return opened
     }
 
     /// Ends the snapshot: the next read opens one at the latest commit.
@@ -124,15 +144,22 @@ extension Vault {
     public func refresh() -> Bool {
         guard !isInWriteTransaction else { return false }
         let before = commitSequence
-        releaseSnapshot()
         do {
             if readsFromSnapshots {
-                _ = try currentSnapshot()
+                // The new version is opened before the old one is let go: if another
+                // process changed the schema under this vault's classes, the vault
+                // stays at the version it reads (its writes throw migration required).
+                let (opened, sequence) = try openSnapshot()
+                releaseSnapshot()
+                install(opened, at: sequence)
             } else {
                 move(to: try database.withConnection { db in try storedCommitSequence(on: db) })
             }
+        } catch let change as VaultObjectError where session.externalSchemaChange == change {
+            return false
         } catch {
             // Reads will meet (and report) the same error; refresh keeps Realm's non-throwing signature.
+            releaseSnapshot()
             contentVersion &+= 1
             return true
         }

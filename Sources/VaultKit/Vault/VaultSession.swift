@@ -39,6 +39,10 @@ final class VaultSession {
     var changesAtWriteStart = 0
     var schemas: [ObjectIdentifier: ObjectSchema] = [:]
     var schemasByName: [String: ObjectSchema] = [:]
+    /// SQLite's schema cookie when the registered classes were last found to match the file.
+    var schemaCookie: Int64?
+    /// Set when another process changed the schema under the registered classes (see ExternalSchemaChange).
+    var externalSchemaChange: VaultObjectError?
     /// Classes registered inside the open write transaction: forgotten if it rolls back (their tables go with it).
     var registeredInWrite: [String] = []
     /// Classes registered in a read-only vault that has no table for them: they read as empty.
@@ -90,6 +94,8 @@ final class VaultSession {
         schemasByName = [:]
         absentClasses = []
         hasCommitSequenceRow = false
+        schemaCookie = nil
+        externalSchemaChange = nil
         commitSequence = 0
         contentVersion &+= 1
         for suffix in ["", "-wal", "-shm", "-journal"] {
