@@ -4,42 +4,52 @@ import VaultCore
 /// An object read and written by property name, without its Swift class
 /// (Realm's `DynamicObject`; in a migration, `MigrationObject`).
 ///
-/// In a migration an old object holds the values it had before the block ran,
-/// keyed by the names the file stored; a new object reads and writes its row
-/// in the new schema. Values come back as the property's Swift type (`Int`,
-/// `String`, `Date`, …, a `DynamicObject` for a link); collections are not
-/// read or written this way (use `renameProperty` to move one).
-public final class DynamicObject: CustomStringConvertible {
-    /// The object's class name.
-    public let className: String
-    let rowID: Int64
-
-    enum Storage {
+/// From ``Vault/dynamicObjects(_:)`` and ``Vault/dynamicObject(ofType:forPrimaryKey:)``
+/// it is a managed object of the named class: `object["name"]` reads its row,
+/// and sets it inside a write. In a migration an old object holds the values
+/// it had before the block ran, keyed by the names the file stored, and a new
+/// object reads and writes its row in the new schema. Values come back as the
+/// property's Swift type (`Int`, `String`, `Date`, …, an object for a link); in
+/// a migration, collections are not read or written this way (use
+/// `renameProperty` to move one).
+public final class DynamicObject: Object, CustomStringConvertible {
+    enum MigrationStorage {
         /// Values read before the migration block could change them, with the stored layout.
         case snapshot(Migration, [String: DatabaseValue], [String: StoredProperty])
         /// A row of the new schema's table.
         case live(Migration, ObjectSchema)
     }
-    let storage: Storage
+    private var migrationClassName = ""
+    private var migrationRowID: Int64 = 0
+    private var migrationStorage: MigrationStorage?
 
-    init(className: String, rowID: Int64, storage: Storage) {
-        self.className = className
-        self.rowID = rowID
-        self.storage = storage
+    public required init() { super.init() }
+
+    init(className: String, rowID: Int64, storage: MigrationStorage) {
+        super.init()
+        migrationClassName = className
+        migrationRowID = rowID
+        migrationStorage = storage
     }
 
+    /// The object's class name.
+    public var className: String { migrationStorage == nil ? (manager?.schema.className ?? "DynamicObject") : migrationClassName }
+    var rowID: Int64 { migrationStorage == nil ? (manager?.rowID ?? 0) : migrationRowID }
+
     /// The value of a property: `nil` for nil (or a property the object does not have).
-    /// Setting it on an old object is a programmer error (old objects are read-only).
-    public subscript(key: String) -> Any? {
+    /// Setting it on a migration's old object is a programmer error (old objects are read-only).
+    public override subscript(key: String) -> Any? {
         get {
-            switch storage {
+            switch migrationStorage {
+            case nil:
+                return super[key]
             case .snapshot(let migration, let values, let layout):
                 guard let property = layout[key], let value = values[key] else { return nil }
                 if let linked = property.linkedClass {
                     guard let target = value.int64 else { return nil }
                     return migration.oldObject(ofClass: linked, rowID: target)
                 }
-                return property.valueType.flatMap { Self.decode(value, as: $0) }
+                return property.valueType.flatMap { BoxedValues.decode(value, as: $0) }
             case .live(let migration, let schema):
                 guard let index = schema.index(ofProperty: key), schema.properties[index].isColumn else { return nil }
                 let property = schema.properties[index]
@@ -55,26 +65,32 @@ public final class DynamicObject: CustomStringConvertible {
             }
         }
         set {
-            guard case .live(let migration, let schema) = storage else {
+            switch migrationStorage {
+            case nil:
+                super[key] = newValue
+            case .snapshot:
                 preconditionFailure("\(className).\(key): the old object of a migration is read-only; write to the new object")
-            }
-            guard let index = schema.index(ofProperty: key), schema.properties[index].isColumn else {
-                preconditionFailure("\(className) has no property '\(key)' that a migration can set (lists, sets and maps excepted)")
-            }
-            guard let encoded = Self.encode(newValue, for: index, of: schema) else {
-                migration.record(VaultObjectError.invalidValue(className: className, property: key, reason: "the migration set a value that is not a \(schema.properties[index].type.rawValue)"))
-                return
-            }
-            migration.run(className: className, property: key) { db in
-                try db.execute("UPDATE \(schema.tableName) SET \(schema.properties[index].columnSQL) = ? WHERE \"_vk_id\" = ?", arguments: [encoded, .integer(rowID)])
+            case .live(let migration, let schema):
+                guard let index = schema.index(ofProperty: key), schema.properties[index].isColumn else {
+                    preconditionFailure("\(className) has no property '\(key)' that a migration can set (lists, sets and maps excepted)")
+                }
+                guard let encoded = BoxedValues.encode(newValue, for: index, of: schema) else {
+                    migration.record(VaultObjectError.invalidValue(className: className, property: key, reason: "the migration set a value that is not a \(schema.properties[index].objectClassName ?? schema.properties[index].type.rawValue)"))
+                    return
+                }
+                migration.run(className: className, property: key) { db in
+                    try db.execute("UPDATE \(schema.tableName) SET \(schema.properties[index].columnSQL) = ? WHERE \"_vk_id\" = ?", arguments: [encoded, .integer(rowID)])
+                }
             }
         }
     }
 
     public var description: String { "\(className) (row \(rowID))" }
+}
 
-    // MARK: Values without a Swift class
-
+/// Values without a Swift class: a stored value as its property type's Swift
+/// type, and a boxed value as a property's column value.
+enum BoxedValues {
     /// A stored value as the Swift type of its property type.
     static func decode(_ value: DatabaseValue, as type: PropertyType) -> Any? {
         switch type {

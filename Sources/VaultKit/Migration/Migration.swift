@@ -51,10 +51,15 @@ public final class Migration {
         self.path = path
     }
 
-    /// The class names the file stored before the migration.
-    public var oldClassNames: [String] { plan.stored.keys.sorted() }
-    /// The class names of the code's schema.
-    public var newClassNames: [String] { newSchemas.keys.sorted() }
+    /// The schema the file stored before the migration (Realm's `oldSchema`):
+    /// class and property names as stored, types, optionality, keys and indexes.
+    public var oldSchema: Schema {
+        Schema(plan.stored.map { className, definition in
+            ObjectSchema(storedClassName: className, properties: StoredProperty.parse(definition).values.sorted { $0.storedName < $1.storedName }.map(\.property))
+        })
+    }
+    /// The code's schema, which the migration moves the data to (Realm's `newSchema`).
+    public var newSchema: Schema { Schema(newSchemas.values) }
 
     /// Calls `block` for every object of the class: its old values (`nil` for
     /// a class new in this version) and the object in the new schema to update
@@ -87,7 +92,7 @@ public final class Migration {
             let given: Any?? = (value as? [String: Any]).map { $0[property.name] } ?? (value as? [Any]).flatMap { position < $0.count ? .some($0[position]) : nil }
             columns.append(property.columnSQL)
             if let given {
-                guard let encoded = DynamicObject.encode(given, for: index, of: schema) else {
+                guard let encoded = BoxedValues.encode(given, for: index, of: schema) else {
                     record(VaultObjectError.invalidValue(className: typeName, property: property.name, reason: "the value given to Migration.create is not a \(property.type.rawValue)"))
                     return DynamicObject(className: typeName, rowID: 0, storage: .live(self, schema))
                 }

@@ -17,6 +17,17 @@ struct StoredProperty: Equatable {
     /// The linked class of a to-one link.
     var linkedClass: String? { isCollection || PropertyType(rawValue: element) != nil ? nil : element }
 
+    /// The property as ``Property`` (named by its stored name: the file keeps no other).
+    var property: Property {
+        let collection = isCollection ? CollectionKind(rawValue: String(element.prefix { $0 != "<" })) : nil
+        let inner = collection == nil ? element : String(element.drop { $0 != "<" }.dropFirst().dropLast())
+        let type = PropertyType(rawValue: inner) ?? .object
+        return Property(name: storedName, storedName: storedName, type: type, isOptional: isOptional,
+                        isPrimaryKey: kind.hasPrefix("primary"), isIndexed: kind != "plain",
+                        objectClassName: type == .object ? inner : nil, collectionKind: collection, originProperty: nil,
+                        isEmbeddedLink: false)
+    }
+
     static func parse(_ definition: String) -> [String: StoredProperty] {
         var result: [String: StoredProperty] = [:]
         for line in definition.split(separator: "\n") {

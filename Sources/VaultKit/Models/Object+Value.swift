@@ -98,9 +98,40 @@ extension ObjectBase {
         }
     }
 
-    /// Key-value access by public property name (Realm's `object["name"]`).
-    public subscript(key: String) -> Any? {
-        guard let schema = try? ObjectSchema.schema(for: type(of: self)), let index = schema.index(ofProperty: key) else { return nil }
-        return value(at: index, schema: schema)
+    /// The schema key-value access goes through: the managed row's, else the class's.
+    var keyValueSchema: ObjectSchema? { manager?.schema ?? (try? ObjectSchema.schema(for: type(of: self))) }
+
+    /// Sets property `index` from a boxed value (key-value access): on the row
+    /// inside a write when managed, in the object when not.
+    func setValue(_ value: Any?, at index: Int, schema: ObjectSchema) {
+        let property = schema.properties[index]
+        guard let manager else {
+            guard schema.accessors[index].assignUnmanaged(self, value) else {
+                preconditionFailure("Invalid value for \(schema.className).\(property.name): expected \(property.description)")
+            }
+            return
+        }
+        let vault = manager.vault
+        precondition(vault.isInWriteTransaction, "Cannot modify managed object \(schema.className).\(property.name) outside a write transaction: wrap the change in vault.write { … }")
+        guard property.isColumn else {
+            preconditionFailure("\(schema.className).\(property.name) is a collection: change it through its List, MutableSet or Map")
+        }
+        let encoded: DatabaseValue?
+        if property.type == .object {
+            if let object = value as? ObjectBase, let target = object.manager, target.vault.path == vault.path {
+                encoded = target.schema.className == property.objectClassName ? .integer(target.rowID) : nil
+            } else if let object = value as? ObjectBase, !(object is DynamicObject) {
+                encoded = vault.storedReference(to: object)
+            } else {
+                encoded = value == nil || value is NSNull ? .null : nil
+            }
+        } else {
+            encoded = BoxedValues.encode(value, for: index, of: schema)
+        }
+        guard let encoded else {
+            vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "the value is not a \(property.objectClassName ?? property.type.rawValue)"))
+            return
+        }
+        manager.write(encoded: encoded, at: index)
     }
 }

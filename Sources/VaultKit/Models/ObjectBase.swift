@@ -28,6 +28,23 @@ open class ObjectBase {
     /// The object's schema (name, properties, primary key).
     public var objectSchema: ObjectSchema? { try? ObjectSchema.schema(for: type(of: self)) }
 
+    /// Key-value access by public property name (Realm's `object["name"]`):
+    /// the value boxed (`nil` for nil or an unknown name; collections as arrays,
+    /// maps as dictionaries). Setting a managed object's property needs a write
+    /// transaction, as any change does.
+    open subscript(key: String) -> Any? {
+        get {
+            guard let schema = keyValueSchema, let index = schema.index(ofProperty: key) else { return nil }
+            return value(at: index, schema: schema)
+        }
+        set {
+            guard let schema = keyValueSchema, let index = schema.index(ofProperty: key) else {
+                preconditionFailure("\(type(of: self)) has no property '\(key)'")
+            }
+            setValue(newValue, at: index, schema: schema)
+        }
+    }
+
     /// Whether both are the same stored object (same vault file, class and row),
     /// or the same instance when unmanaged.
     public func isSameObject(as other: ObjectBase?) -> Bool {

@@ -295,6 +295,48 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.aliasedColumnList = computedAliasedColumnList
     }
 
+    /// The same class's schema, with objects made as `type` (``DynamicObject``
+    /// for the dynamic API): same table, properties and statements' SQL.
+    init(copying other: ObjectSchema, materializingAs type: ObjectBase.Type) {
+        className = other.className
+        properties = other.properties
+        isEmbedded = other.isEmbedded
+        self.type = type
+        accessors = other.accessors
+        linkTypes = other.linkTypes
+        prototype = other.prototype
+        seed = other.seed
+        indexByConstruction = other.indexByConstruction
+        indexByName = other.indexByName
+        primaryKeyIndex = other.primaryKeyIndex
+        columnIndexes = other.columnIndexes
+        hasOnlyColumns = other.hasOnlyColumns
+        isCollection = other.isCollection
+        tableName = other.tableName
+        insertSQL = other.insertSQL
+        deleteSQL = other.deleteSQL
+        selectByRowIDSQL = other.selectByRowIDSQL
+        selectByPrimaryKeySQL = other.selectByPrimaryKeySQL
+        selectAllSQL = other.selectAllSQL
+        aliasedColumnList = other.aliasedColumnList
+    }
+
+    /// A class as a file stored it (a migration's ``Migration/oldSchema``):
+    /// its name and properties, for inspection only — no Swift class, no accessors.
+    init(storedClassName className: String, properties: [Property]) {
+        self.className = className
+        self.properties = properties
+        isEmbedded = false
+        type = DynamicObject.self
+        accessors = []
+        linkTypes = properties.map { _ in nil }
+        prototype = DynamicObject()
+        seed = 0
+        indexByConstruction = []
+        indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
+    }
+
     /// The indices of the properties stored as columns, in column order.
     private(set) var columnIndexes: [Int] = []
     /// Every property is a column (no collections or backlinks): per-property values are the column values.

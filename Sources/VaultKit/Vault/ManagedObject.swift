@@ -97,6 +97,16 @@ final class ManagedObject {
         } else {
             encoded = newValue._vaultEncoded
         }
+        write(encoded: encoded, at: index)
+    }
+
+    /// Writes a column value to the row (and the cache).
+    func write(encoded: DatabaseValue, at index: Int) {
+        let property = schema.properties[index]
+        guard !isDeleted else {
+            vault.deferError(VaultObjectError.invalidatedObject(className: schema.className))
+            return
+        }
         if property.isPrimaryKey && encoded != values[index] {
             vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a primary key cannot be changed once the object is stored"))
             return

@@ -38,7 +38,7 @@ extension Vault {
     }
 
     /// The managed object (of exactly `schema`'s class) whose encoded primary key is `key`.
-    private func object(_ schema: ObjectSchema, primaryKey key: DatabaseValue) -> ObjectBase? {
+    func object(_ schema: ObjectSchema, primaryKey key: DatabaseValue) -> ObjectBase? {
         if isAbsent(schema.className) { return nil }
         do {
             return try withDatabase { db -> ObjectBase? in

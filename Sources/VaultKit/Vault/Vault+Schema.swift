@@ -128,6 +128,7 @@ extension Vault {
     /// Swift type could not be resolved at open).
     func schema(for type: ObjectBase.Type) -> ObjectSchema {
         if let schema = schemas[ObjectIdentifier(type)] { return schema }
+        precondition(type != DynamicObject.self, "DynamicObject is not a model class: use vault.dynamicObjects(\"ClassName\")")
         do {
             guard configuration.objectTypes == nil else { throw VaultObjectError.unknownType(String(describing: type)) }
             let list = try unregisteredClosure(of: [type])

@@ -39,6 +39,8 @@ final class VaultSession {
     var changesAtWriteStart = 0
     var schemas: [ObjectIdentifier: ObjectSchema] = [:]
     var schemasByName: [String: ObjectSchema] = [:]
+    /// Copies of registered schemas that make ``DynamicObject``s (see Vault+Dynamic).
+    var dynamicSchemas: [String: ObjectSchema] = [:]
     /// SQLite's schema cookie when the registered classes were last found to match the file.
     var schemaCookie: Int64?
     /// Set when another process changed the schema under the registered classes (see ExternalSchemaChange).
