@@ -1,5 +1,6 @@
 import Foundation
 import VaultKit
+import VaultTestSupport
 
 // Models of the schema-evolution tests. The blog app is the seeds' textbook
 // one: no objectTypes, a three-level link chain and an embedded object.
@@ -79,5 +80,42 @@ enum ContactV0Additive {
         @Persisted var friend: Contact?
         @Persisted var phones: List<String>
         @Persisted var note: String?
+    }
+}
+
+/// A private class: its Swift type cannot be found by name at open, so the
+/// vault meets it at its first use (see `seedGadget` and the discovery tests).
+private final class Gadget: Object {
+    @Persisted var label = ""
+}
+
+/// Stores one private `Gadget` (with a `label`) in a vault without objectTypes.
+func seedGadget(at url: URL) throws {
+    try onNewThread {
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey))
+        try vault.write { vault.add(Gadget(value: ["label": "first"])) }
+    }
+}
+
+// "Part" becomes embedded between two versions; "Machine" holds parts.
+enum PartsV0 {
+    final class Part: Object {
+        @Persisted var label = ""
+    }
+    final class Machine: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var parts: List<Part>
+        @Persisted var spare: Part?
+    }
+}
+
+enum PartsV1 {
+    final class Part: EmbeddedObject {
+        @Persisted var label = ""
+    }
+    final class Machine: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var parts: List<Part>
+        @Persisted var spare: Part?
     }
 }

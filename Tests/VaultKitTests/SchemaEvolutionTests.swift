@@ -71,6 +71,32 @@ struct ClassDiscoveryTests {
     }
 }
 
+/// Another private class named "Gadget", with other properties than the stored one.
+private final class Gadget: Object {
+    @Persisted var label = ""
+    @Persisted var weight = 0
+}
+
+@Suite("First use of a changed class")
+struct FirstUseMismatchTests {
+    @Test("a class met at first use whose stored definition differs: the write throws migration required, naming the class and the differences")
+    func mismatchInWrite() throws {
+        let directory = try TemporaryDirectory("first-use-mismatch")
+        let url = directory.file("g.vault")
+        try seedGadget(at: url)
+        let message = try onNewThread { () -> String in
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey))
+            do {
+                try vault.write { vault.add(Gadget(value: ["label": "second"])) }
+                return "written"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(message.contains("Migration required") && message.contains("Gadget.weight was added"), "\(message)")
+    }
+}
+
 @Suite("Migrations")
 struct MigrationTests {
     let directory: TemporaryDirectory
@@ -289,5 +315,60 @@ struct DynamicAPITests {
         let unmanaged = ContactV0.Contact()
         unmanaged["firstName"] = "U"
         #expect(unmanaged.firstName == "U" && unmanaged["firstName"] as? String == "U")
+    }
+}
+
+@Suite("Object to EmbeddedObject")
+struct EmbeddingMigrationTests {
+    private func seed(_ url: URL, sharePart: Bool) throws {
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [PartsV0.Machine.self]))
+            try vault.write {
+                let machine = PartsV0.Machine(value: ["id": 1])
+                let parts = (1...4).map { PartsV0.Part(value: ["label": "p\($0)"]) }
+                machine.parts.append(objectsIn: parts[0...1])
+                machine.spare = parts[2]
+                vault.add(machine)
+                vault.add(parts[3])                                   // linked from nowhere
+                if sharePart { vault.add(PartsV0.Machine(value: ["id": 2, "spare": parts[0]])) }
+            }
+        }
+    }
+
+    @Test("a class becoming embedded needs a version bump; orphans are deleted, the rest kept and deleted with their parent")
+    func becomesEmbedded() throws {
+        let directory = try TemporaryDirectory("embedding")
+        let url = directory.file("e.vault")
+        try seed(url, sharePart: false)
+        #expect(throws: VaultObjectError.self) {
+            try onNewThread { _ = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [PartsV1.Machine.self])) }
+        }
+        let outcome = try onNewThread { () -> [String] in
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 1, objectTypes: [PartsV1.Machine.self]))
+            let machine = try #require(vault.object(ofType: PartsV1.Machine.self, forPrimaryKey: 1))
+            let before = "\(machine.parts.map(\.label)) \(machine.spare?.label ?? "-") \(vault.dynamicObjects("Part").count)"
+            try vault.write { vault.delete(machine) }
+            return [before, "after delete \(vault.dynamicObjects("Part").count)"]
+        }
+        #expect(outcome == ["[\"p1\", \"p2\"] p3 3", "after delete 0"])
+    }
+
+    @Test("an object linked from two parents cannot become embedded: the migration fails and the file is left as it was")
+    func sharedPartRefused() throws {
+        let directory = try TemporaryDirectory("embedding-shared")
+        let url = directory.file("e.vault")
+        try seed(url, sharePart: true)
+        let message = try onNewThread { () -> String in
+            do {
+                _ = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 1, objectTypes: [PartsV1.Machine.self]))
+                return "opened"
+            } catch { return "\(error)" }
+        }
+        #expect(message.contains("Part") && message.contains("more than one place"), "\(message)")
+        let parts = try onNewThread { () -> Int in
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [PartsV0.Machine.self]))
+            return vault.objects(PartsV0.Part.self).count
+        }
+        #expect(parts == 4)
     }
 }

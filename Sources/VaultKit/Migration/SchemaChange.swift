@@ -44,7 +44,7 @@ enum SchemaChange {
         if let writer = vault.borrowedWriter {
             // First use of a class inside a write: part of that transaction (only creating is possible there).
             let plan = try SchemaPlan(list, on: writer, codeVersion: configuration.schemaVersion)
-            guard plan.toRebuild.isEmpty else { throw plan.migrationRequiredError(path: vault.path) }
+            guard plan.toRebuild.isEmpty && plan.embeddingChanged.isEmpty else { throw plan.migrationRequiredError(path: vault.path) }
             try create(plan.toCreate, recordingTypesOf: list, on: writer)
             vault.session.registeredInWrite.append(contentsOf: list.map(\.className))
             return
@@ -61,11 +61,12 @@ enum SchemaChange {
                 try plan.checkAllowed(path: vault.path)
                 try create(plan.toCreate, recordingTypesOf: list, on: db)
                 for (schema, stored) in plan.toRebuild { try rebuild(schema, storedDefinition: stored, on: db) }
+                let migration = Migration(database: db, plan: plan, schemas: list, path: vault.path)
                 if runMigrationBlock, plan.versionIncreased, let block = configuration.migrationBlock {
-                    let migration = Migration(database: db, plan: plan, schemas: list, path: vault.path)
                     block(migration, plan.storedVersion ?? 0)
-                    try migration.finish()
                 }
+                try EmbeddingChange.apply(plan.embeddingChanged, schemas: list, on: db)
+                try migration.finish()
                 for (schema, stored) in plan.toRebuild {
                     try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(oldTableName(schema.className)))")
                     try dropRemovedCollections(of: schema, storedDefinition: stored, on: db)
@@ -103,6 +104,7 @@ enum SchemaChange {
         }
         for schema in list {
             try db.execute(SystemTables.storeSwiftTypeSQL, arguments: [.text(schema.className), .text(recordedTypeName(schema.type))])
+            try db.execute(SystemTables.storeEmbeddedFlagSQL, arguments: [.text(schema.className), .integer(schema.isEmbedded ? 1 : 0)])
         }
     }
 

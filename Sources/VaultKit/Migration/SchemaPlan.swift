@@ -59,6 +59,8 @@ struct SchemaPlan {
     var toRebuild: [(schema: ObjectSchema, stored: String)] = []
     /// Classes whose Swift type name is not recorded yet (see Vault+Schema).
     var missingTypeNames: [ObjectSchema] = []
+    /// Classes that changed between Object and EmbeddedObject (see EmbeddingChange).
+    var embeddingChanged: [ObjectSchema] = []
     var differences: [String] = []
     var requiresMigration = false
 
@@ -70,12 +72,16 @@ struct SchemaPlan {
     init(_ list: [ObjectSchema], on db: Database, codeVersion: UInt64) throws {
         var stored: [String: String] = [:]
         var typeNames: [String: String] = [:]
+        var embedded: [String: Bool] = [:]
         if try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil {
             for row in try db.fetchAll(SystemTables.selectDefinitionsSQL) {
                 if let name = row[0].string, let definition = row[1].string { stored[name] = definition }
             }
             for row in try db.fetchAll(SystemTables.selectSwiftTypesSQL) {
                 if let key = row[0].string, let value = row[1].string { typeNames[String(key.dropFirst(SystemTables.swiftTypeKeyPrefix.count))] = value }
+            }
+            for row in try db.fetchAll(SystemTables.selectEmbeddedFlagsSQL) {
+                if let key = row[0].string, let value = row[1].int64 { embedded[String(key.dropFirst(SystemTables.embeddedKeyPrefix.count))] = value != 0 }
             }
         }
         self.stored = stored
@@ -87,7 +93,12 @@ struct SchemaPlan {
                 continue
             }
             // Recorded once: another program (an app extension, another module) may name the type differently.
-            if typeNames[schema.className] == nil { missingTypeNames.append(schema) }
+            if typeNames[schema.className] == nil || embedded[schema.className] == nil { missingTypeNames.append(schema) }
+            if let wasEmbedded = embedded[schema.className], wasEmbedded != schema.isEmbedded {
+                embeddingChanged.append(schema)
+                differences.append("\(schema.className) changed from \(wasEmbedded ? "EmbeddedObject" : "Object") to \(schema.isEmbedded ? "EmbeddedObject" : "Object")")
+                requiresMigration = true
+            }
             let definition = schema.storedDefinition
             guard existing != definition else { continue }
             toRebuild.append((schema, existing))
@@ -108,7 +119,7 @@ struct SchemaPlan {
     }
 
     /// Nothing to create, rebuild or record.
-    var isEmpty: Bool { toCreate.isEmpty && toRebuild.isEmpty && missingTypeNames.isEmpty }
+    var isEmpty: Bool { toCreate.isEmpty && toRebuild.isEmpty && missingTypeNames.isEmpty && embeddingChanged.isEmpty }
 
     /// The file holds classes and an older schema version: the migration block runs.
     var versionIncreased: Bool {

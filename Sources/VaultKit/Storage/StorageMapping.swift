@@ -71,6 +71,10 @@ enum SystemTables {
     static let selectSwiftTypesSQL = "SELECT key, value FROM _vaultkit_metadata WHERE key >= 'swiftType:' AND key < 'swiftType;'"
     static let selectSwiftTypeNamesSQL = "SELECT value FROM _vaultkit_metadata WHERE key >= 'swiftType:' AND key < 'swiftType;'"
     static let storeSwiftTypeSQL = "INSERT OR IGNORE INTO _vaultkit_metadata(key, value) VALUES ('swiftType:' || ?, ?)"
+    /// Whether each class is embedded (1) or not (0), under `embedded:<class>`: the stored definition does not say.
+    static let embeddedKeyPrefix = "embedded:"
+    static let selectEmbeddedFlagsSQL = "SELECT key, value FROM _vaultkit_metadata WHERE key >= 'embedded:' AND key < 'embedded;'"
+    static let storeEmbeddedFlagSQL = "INSERT OR REPLACE INTO _vaultkit_metadata(key, value) VALUES ('embedded:' || ?, ?)"
     static let replaceDefinitionSQL = "INSERT OR REPLACE INTO _vaultkit_schema(class_name, definition) VALUES (?, ?)"
     static let deleteDefinitionSQL = "DELETE FROM _vaultkit_schema WHERE class_name = ?"
     static let selectCommitSequenceSQL = "SELECT value FROM _vaultkit_metadata WHERE key = 'commitSequence'"

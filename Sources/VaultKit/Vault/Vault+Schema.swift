@@ -120,21 +120,28 @@ extension Vault {
     }
 
     /// The schema of `type`, registering it (and every class it reaches) on
-    /// first use when `objectTypes` is nil.
-    ///
-    /// A class that cannot be registered is a programmer error Realm raises
-    /// too: it traps with the class and the reason (for example the stored
-    /// differences when the file holds another definition of a class whose
-    /// Swift type could not be resolved at open).
-    func schema(for type: ObjectBase.Type) -> ObjectSchema {
+    /// first use when `objectTypes` is nil; throws what stops that (a class
+    /// outside `objectTypes`, an invalid model, a stored definition that differs
+    /// from the code's — "migration required", naming the class and the differences).
+    /// Adding objects goes through here, so inside a write the error is the write's.
+    func registeredSchema(for type: ObjectBase.Type) throws -> ObjectSchema {
         if let schema = schemas[ObjectIdentifier(type)] { return schema }
         precondition(type != DynamicObject.self, "DynamicObject is not a model class: use vault.dynamicObjects(\"ClassName\")")
+        guard configuration.objectTypes == nil else { throw VaultObjectError.unknownType(String(describing: type)) }
+        let list = try unregisteredClosure(of: [type])
+        try register(list, atOpen: false)
+        guard let schema = schemas[ObjectIdentifier(type)] else { throw VaultObjectError.unknownType(String(describing: type)) }
+        return schema
+    }
+
+    /// ``registeredSchema(for:)`` for the non-throwing reads (`objects(_:)`,
+    /// `object(ofType:forPrimaryKey:)`): what cannot be registered stops the
+    /// program with the class and the reason, as Realm's exception does. Classes
+    /// the file stores are registered (and checked, throwing) at open, so this
+    /// meets only a class whose Swift type could not be found by name then.
+    func schema(for type: ObjectBase.Type) -> ObjectSchema {
         do {
-            guard configuration.objectTypes == nil else { throw VaultObjectError.unknownType(String(describing: type)) }
-            let list = try unregisteredClosure(of: [type])
-            try register(list, atOpen: false)
-            guard let schema = schemas[ObjectIdentifier(type)] else { throw VaultObjectError.unknownType(String(describing: type)) }
-            return schema
+            return try registeredSchema(for: type)
         } catch {
             preconditionFailure("VaultKit cannot use \(type) with the vault at \(path): \(error)")
         }

@@ -61,7 +61,7 @@ extension Vault {
 
     /// Stores an unmanaged embedded object as a new row.
     private func insertEmbedded(_ object: ObjectBase) throws -> Int64 {
-        let schema = schema(for: type(of: object))
+        let schema = try registeredSchema(for: type(of: object))
         if object.manager != nil {
             throw VaultObjectError.invalidValue(className: schema.className, property: "", reason: "an embedded object has exactly one owner; assign a new object (for example \(schema.className)(value: existing)) instead of a managed one")
         }
@@ -70,7 +70,7 @@ extension Vault {
 
     /// Stores `object`; returns its row id.
     private func insertOrUpdate(_ object: Object, policy: UpdatePolicy, onlyProperties: Set<String>? = nil) throws -> Int64 {
-        let schema = schema(for: type(of: object))
+        let schema = try registeredSchema(for: type(of: object))
         if let manager = object.manager {
             guard manager.vault === self || manager.vault.path == path else { throw VaultObjectError.wrongVault(className: schema.className) }
             guard !manager.isDeleted else { throw VaultObjectError.invalidatedObject(className: schema.className) }
