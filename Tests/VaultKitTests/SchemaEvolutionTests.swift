@@ -150,6 +150,7 @@ struct MigrationTests {
                 new["fullName"] = "\(old["firstName"] as? String ?? "?") \(old["lastName"] as? String ?? "?")"
                 if (old["age"] as? Int ?? 0) > 23 { new["age"] = nil }
                 if old["id"] as? Int == 3 { migration.delete(new) }
+                #expect(old["phones"] as? [String] == ["p\(old["id"] as? Int ?? 0)a", "p\(old["id"] as? Int ?? 0)b"])
                 #expect((old["friend"] as? MigrationObject)?["firstName"] as? String == ((old["id"] as? Int) == 1 ? nil : "F1"))
             }
             migration.create("Contact", value: ["id": 10, "fullName": "New One", "handle": "new"])

@@ -9,9 +9,10 @@ import VaultCore
 /// and sets it inside a write. In a migration an old object holds the values
 /// it had before the block ran, keyed by the names the file stored, and a new
 /// object reads and writes its row in the new schema. Values come back as the
-/// property's Swift type (`Int`, `String`, `Date`, …, an object for a link); in
-/// a migration, collections are not read or written this way (use
-/// `renameProperty` to move one).
+/// property's Swift type (`Int`, `String`, `Date`, …, an object for a link). A
+/// migration's old object gives a list or set as an array and a map as a
+/// dictionary of its old elements; new objects' collections are not set this
+/// way (use `renameProperty` to move one).
 public final class DynamicObject: Object, CustomStringConvertible {
     enum MigrationStorage {
         /// Values read before the migration block could change them, with the stored layout.
@@ -44,7 +45,9 @@ public final class DynamicObject: Object, CustomStringConvertible {
             case nil:
                 return super[key]
             case .snapshot(let migration, let values, let layout):
-                guard let property = layout[key], let value = values[key] else { return nil }
+                guard let property = layout[key] else { return nil }
+                if property.isCollection { return migration.oldCollection(property, className: className, ownerRowID: rowID) }
+                guard let value = values[key] else { return nil }
                 if let linked = property.linkedClass {
                     guard let target = value.int64 else { return nil }
                     return migration.oldObject(ofClass: linked, rowID: target)
@@ -140,5 +143,22 @@ extension Migration {
         var values: [String: DatabaseValue] = [:]
         for (offset, property) in ordered.enumerated() { values[property.storedName] = row[offset] }
         return DynamicObject(className: className, rowID: rowID, storage: .snapshot(self, values, layout))
+    }
+
+    /// An old object's list or set (an array) or map (a dictionary), as the file stored it.
+    func oldCollection(_ property: StoredProperty, className: String, ownerRowID: Int64) -> Any? {
+        let kind = String(property.element.prefix { $0 != "<" })
+        let element = String(property.element.drop { $0 != "<" }.dropFirst().dropLast())
+        let table = quoteIdentifier("_vk_\(kind)_\(className)_\(property.storedName)")
+        let order = kind == "list" ? " ORDER BY \"_vk_position\"" : (kind == "map" ? " ORDER BY \"key\"" : "")
+        let keyColumn = kind == "map" ? "\"key\"" : "NULL"
+        guard let rows = try? database.fetchAll("SELECT \(keyColumn), \"value\" FROM \(table) WHERE \"_vk_owner\" = ?\(order)", arguments: [.integer(ownerRowID)]) else { return nil }
+        let type = PropertyType(rawValue: element)
+        let values = rows.map { row -> (String?, Any?) in
+            let value: Any? = type.map { BoxedValues.decode(row[1], as: $0) } ?? row[1].int64.flatMap { oldObject(ofClass: element, rowID: $0) }
+            return (row[0].string, value)
+        }
+        if kind == "map" { return Dictionary(values.compactMap { entry in entry.0.map { ($0, entry.1 as Any) } }, uniquingKeysWith: { first, _ in first }) }
+        return values.map { $0.1 as Any }
     }
 }
