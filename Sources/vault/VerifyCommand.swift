@@ -28,11 +28,15 @@ struct VerifyCommand: ParsableCommand {
             printJSON([
                 "ok": report.isIntact, "databasePages": report.databasePages, "walFrames": report.walFrames,
                 "failures": report.failures.map { ["file": $0.path, "location": "\($0.location)", "reason": $0.reason] },
+                "tornTail": report.tornTail.map { ["file": $0.path, "location": "\($0.location)", "reason": $0.reason] },
                 "integrityCheck": report.integrityProblems.isEmpty ? ["ok"] : report.integrityProblems,
             ])
         } else {
             for failure in report.failures {
                 FileHandle.standardError.write(Data("vault: \(failure.path): \(failure.location): \(failure.reason)\n".utf8))
+            }
+            for torn in report.tornTail {
+                FileHandle.standardError.write(Data("vault: warning: \(torn.path): \(torn.location): part of a torn WAL tail (a transaction cut short by a crash or power loss; it was never committed and is not part of the vault)\n".utf8))
             }
             for problem in report.integrityProblems {
                 FileHandle.standardError.write(Data("vault: integrity check: \(problem)\n".utf8))

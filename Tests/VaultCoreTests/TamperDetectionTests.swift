@@ -9,6 +9,10 @@ struct TamperFixture {
     let database: Data
     let wal: Data?
     let expected: [(Int64, String)]
+    /// The rows after the checkpoint and after each WAL transaction (the last is `expected`).
+    var states: [[(Int64, String)]] = []
+    /// The WAL's frame count after each transaction.
+    var commitFrames: [Int64] = []
 
     /// A vault of ~30 pages, fully checkpointed (`withWAL == false`), or with
     /// later committed transactions still in its WAL.
@@ -24,12 +28,17 @@ struct TamperFixture {
             }
         }
         try vault.checkpoint()
+        var states = [try readRows(vault)]
+        var commitFrames: [Int64] = []
         if withWAL {
             for round in 0..<3 {
                 try vault.write { db in
                     try db.execute("UPDATE t SET body = ? || id WHERE id % 4 = ? AND id <= 24", arguments: [.text("round\(round)-"), .integer(Int64(round))])
                     try db.execute("INSERT INTO t(body) VALUES (?)", arguments: [.text("appended-\(round)")])
                 }
+                states.append(try readRows(vault))
+                let size = Int64((try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0)
+                commitFrames.append((SealedFileLayout.wal.logicalSize(physicalSize: size) - 32) / 4120)
             }
         }
         let expected = try readRows(vault)
@@ -38,12 +47,14 @@ struct TamperFixture {
         let wal = withWAL ? try Data(contentsOf: URL(fileURLWithPath: url.path + "-wal")) : nil
         if withWAL { #expect((wal?.count ?? 0) > 72) }
         vault.close()
-        return TamperFixture(key: key, database: database, wal: wal, expected: expected)
+        return TamperFixture(key: key, database: database, wal: wal, expected: expected, states: states, commitFrames: commitFrames)
     }
 
     enum Outcome {
         case error(VaultError)
         case sameData
+        /// The rows of an earlier state (`states[k]`): a torn WAL tail was dropped.
+        case earlierState(Int)
         case differentData
     }
 
@@ -57,8 +68,10 @@ struct TamperFixture {
             let vault = try openVault(url, key: key)
             let rows = try readRows(vault)
             try vault.verify()
-            let same = rows.count == expected.count && zip(rows, expected).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-            return same ? .sameData : .differentData
+            func matches(_ state: [(Int64, String)]) -> Bool { rows.count == state.count && zip(rows, state).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 } }
+            if matches(expected) { return .sameData }
+            if let earlier = states.indices.last(where: { matches(states[$0]) }) { return .earlierState(earlier) }
+            return .differentData
         } catch let error as VaultError {
             return .error(error)
         }
@@ -109,7 +122,7 @@ struct TamperDetectionTests {
             let outcome = try fixture.open(database: bytes, wal: nil)
             let authenticated = (100..<152).contains(position) || (256..<368).contains(position)
             switch outcome {
-            case .differentData:
+            case .differentData, .earlierState:
                 Issue.record("flip at header byte \(position) produced different data")
             case .sameData:
                 #expect(!authenticated, "flip at authenticated header byte \(position) went unnoticed")
@@ -119,7 +132,7 @@ struct TamperDetectionTests {
         }
     }
 
-    @Test("every bit flip in a sealed WAL unit is an integrity error naming the frame; padding changes nothing")
+    @Test("a bit flip in a WAL unit: in a transaction a later commit proves complete, an integrity error naming the frame; in the last transaction, a torn tail dropped; padding changes nothing")
     func walFlips() throws {
         let fixture = try TamperFixture.make(withWAL: true)
         guard let wal = fixture.wal else { return }
@@ -128,6 +141,7 @@ struct TamperDetectionTests {
         var positions = samplePositions(in: 0..<wal.count, count: 160, seed: 2)
         for unit in units { positions += [unit.range.lowerBound, unit.range.upperBound - 1, unit.range.upperBound - 20] }
         positions += [100, 4095, wal.count - 1]
+        var detected = 0, dropped = 0
         for position in positions {
             var bytes = wal
             bytes[position] ^= 0x10
@@ -135,6 +149,24 @@ struct TamperDetectionTests {
             guard let unit = units.first(where: { $0.range.contains(position) }) else {
                 // Page-0 padding, unused frame-header slots: not part of any unit, never read.
                 guard case .sameData = outcome else { Issue.record("flip at WAL padding \(position): \(outcome)"); continue }
+                continue
+            }
+            // The torn-tail rule (WALTail): which transaction the frame is in, how many commits follow it.
+            var tornState: Int?
+            if case .walFrame(let number) = unit.location {
+                let frame = Int64(number)
+                let round = fixture.commitFrames.firstIndex { frame <= $0 } ?? 0
+                let isCommitFrame = frame == fixture.commitFrames[round]
+                let laterCommits = fixture.commitFrames.count - round - (isCommitFrame ? 1 : 0)
+                let headerIntact = unit.range.count > 64   // the flip hit the page unit, so the header says "commit"
+                if laterCommits <= 1 && !(isCommitFrame && headerIntact && laterCommits >= 1) { tornState = round }
+            }
+            if let tornState {
+                guard case .earlierState(let state) = outcome, state == tornState else {
+                    Issue.record("WAL flip at \(position) (\(unit.location)) in the last transaction: \(outcome), expected the state before it (\(tornState))")
+                    continue
+                }
+                dropped += 1
                 continue
             }
             guard case .error(let error) = outcome else {
@@ -147,7 +179,9 @@ struct TamperDetectionTests {
             }
             #expect(failure.path.hasSuffix("f.vault-wal"))
             #expect(failure.location == unit.location, "WAL flip at \(position)")
+            detected += 1
         }
+        #expect(detected > 50 && dropped > 20, "detected \(detected), dropped as torn tails \(dropped)")
     }
 
     @Test("a database flip under a WAL is an error or unseen (superseded), never different data")
@@ -158,7 +192,7 @@ struct TamperDetectionTests {
             var bytes = fixture.database
             bytes[position] ^= 0x80
             switch try fixture.open(database: bytes, wal: fixture.wal) {
-            case .differentData: Issue.record("flip at \(position) produced different data")
+            case .differentData, .earlierState: Issue.record("flip at \(position) produced different data")
             case .error: errors += 1
             case .sameData: break
             }
@@ -195,9 +229,13 @@ struct TamperDetectionTests {
         transplanted.replaceSubrange(page(2), with: other.database[page(2)])
         try expectIntegrity(transplanted, "page 2 from another vault")
 
-        // The other vault's WAL next to this database.
+        // The other vault's WAL next to this database: nothing in it authenticates, so
+        // none of it is part of this vault (the torn-tail rule: as if the WAL were
+        // deleted, which anyone with the files can do) and never read as data.
         let withWAL = try TamperFixture.make(withWAL: true)
-        try expectIntegrity(fixture.database, wal: withWAL.wal, "a WAL from another vault")
+        guard case .sameData = try fixture.open(database: fixture.database, wal: withWAL.wal) else {
+            Issue.record("a WAL from another vault was read"); return
+        }
     }
 
     @Test("WAL frames swapped, WAL header zeroed: detected")
@@ -219,7 +257,7 @@ struct TamperDetectionTests {
         }
     }
 
-    @Test("truncation is detected: mid-page, whole pages, header only, mid-frame WAL")
+    @Test("truncation is detected: mid-page, whole pages, header only; a WAL cut mid-frame drops its last transaction")
     func truncation() throws {
         let fixture = try TamperFixture.make(withWAL: false)
         let count = fixture.database.count
@@ -230,8 +268,8 @@ struct TamperDetectionTests {
         }
         let withWAL = try TamperFixture.make(withWAL: true)
         guard let wal = withWAL.wal else { return }
+        // A WAL cut inside its last frame is a torn tail: the last transaction is dropped, the rest kept.
         let outcome = try withWAL.open(database: withWAL.database, wal: wal.prefix(wal.count - 1000))
-        guard case .error(.integrity(let failure)) = outcome else { Issue.record("WAL cut mid-frame: \(outcome)"); return }
-        #expect(failure.reason.contains("truncated"))
+        guard case .earlierState(let state) = outcome, state == withWAL.states.count - 2 else { Issue.record("WAL cut mid-frame: \(outcome)"); return }
     }
 }

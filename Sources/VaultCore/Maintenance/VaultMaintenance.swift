@@ -182,11 +182,22 @@ public enum VaultMaintenance {
         public var databasePages: Int
         /// WAL frames authenticated (every frame in the file, current or stale).
         public var walFrames: Int
-        /// Every unit that failed, in file order.
+        /// Every unit that failed, in file order (torn-tail units excepted).
         public var failures: [IntegrityFailure]
+        /// WAL units of a torn tail: the end of a transaction that power loss cut
+        /// short, which SQLite's recovery drops (see SECURITY.md). Not failures.
+        public var tornTail: [IntegrityFailure] = []
         /// SQLite's `PRAGMA integrity_check` messages; empty when it reports "ok"
         /// (not run when pages failed authentication).
         public var integrityProblems: [String]
+
+        public init(databasePages: Int, walFrames: Int, failures: [IntegrityFailure], tornTail: [IntegrityFailure] = [], integrityProblems: [String]) {
+            self.databasePages = databasePages
+            self.walFrames = walFrames
+            self.failures = failures
+            self.tornTail = tornTail
+            self.integrityProblems = integrityProblems
+        }
 
         /// Whether the vault passed.
         public var isIntact: Bool { failures.isEmpty && integrityProblems.isEmpty }
@@ -205,9 +216,14 @@ public enum VaultMaintenance {
         var failures: [IntegrityFailure] = []
         let pages = try authenticateUnits(ofFile: path, layout: .database, sealer: sealer, failures: &failures)
         var frames = 0
+        var tornTail: [IntegrityFailure] = []
         if FileManager.default.fileExists(atPath: path + "-wal") {
-            let units = try authenticateUnits(ofFile: path + "-wal", layout: .wal, sealer: sealer, failures: &failures)
+            var walFailures: [IntegrityFailure] = []
+            let units = try authenticateUnits(ofFile: path + "-wal", layout: .wal, sealer: sealer, failures: &walFailures)
             frames = max(0, (units - 1) / 2)
+            let torn = WALFileReader(path: path + "-wal", sealer: sealer).map { reader in walFailures.filter(reader.isTornTail) } ?? []
+            tornTail = torn
+            failures += walFailures.filter { failure in !torn.contains { $0.location == failure.location } }
         }
         var problems: [String] = []
         if failures.isEmpty {
@@ -223,7 +239,7 @@ public enum VaultMaintenance {
                 problems.append("\(error)")
             }
         }
-        return VerificationReport(databasePages: pages, walFrames: frames, failures: failures, integrityProblems: problems)
+        return VerificationReport(databasePages: pages, walFrames: frames, failures: failures, tornTail: tornTail, integrityProblems: problems)
     }
 
     /// Opens every unit of a file, one unit in memory at a time, and records

@@ -89,8 +89,11 @@ final class SealedFile {
 
     // MARK: - Failures
 
+    /// While set, failures are returned but not recorded (the torn-tail check tries units that may be damaged).
+    private var quiet = false
+
     private func fail(_ unit: UnitGeometry, _ reason: String) -> Int32 {
-        VaultRegistry.recordFailure(.integrity(IntegrityFailure(path: path, location: unit.location, reason: reason)))
+        if !quiet { VaultRegistry.recordFailure(.integrity(IntegrityFailure(path: path, location: unit.location, reason: reason))) }
         return SQLITE_IOERR_DATA_CODE
     }
 
@@ -184,6 +187,57 @@ final class SealedFile {
 
     func read(_ buffer: UnsafeMutableRawPointer, amount: Int, offset: Int64) -> Int32 {
         guard case .sealed(let layout, let sealer) = mode else { return physicalRead(buffer, amount, offset) }
+        if case .wal = layout, WALTail.isRecoveryRead(amount: amount, offset: offset) {
+            return readDuringRecovery(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
+        }
+        return readUnits(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
+    }
+
+    /// A read of the WAL header or of a whole frame, as SQLite's WAL recovery
+    /// makes them: a unit that fails to open is read as zeros — which SQLite
+    /// takes for the end of the log — when it belongs to the torn tail (no
+    /// authenticated commit follows it), and is an integrity failure otherwise.
+    private func readDuringRecovery(_ buffer: UnsafeMutableRawPointer, amount: Int, offset: Int64, layout: SealedFileLayout, sealer: UnitSealer) -> Int32 {
+        quiet = true
+        let status = readUnits(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
+        quiet = false
+        guard status == SQLITE_IOERR_DATA_CODE else { return status }
+        let frame = offset < SealedFileLayout.walHeaderSize ? 0 : (offset - SealedFileLayout.walHeaderSize) / SealedFileLayout.walFrameSize + 1
+        if isTornTail(fromFrame: frame, layout: layout, sealer: sealer) {
+            buffer.initializeMemory(as: UInt8.self, repeating: 0, count: amount)
+            return SQLITE_OK
+        }
+        // A later commit authenticates: this damage is not a torn write. Read again, reporting it.
+        return readUnits(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
+    }
+
+    /// Whether damage at frame `frame` (0: the header) is a torn tail (see WALTail).
+    private func isTornTail(fromFrame frame: Int64, layout: SealedFileLayout, sealer: UnitSealer) -> Bool {
+        quiet = true
+        defer { quiet = false }
+        let header = UnsafeMutableRawPointer.allocate(byteCount: SealedFileLayout.pageSize, alignment: 16)
+        defer { header.deallocate() }
+        var salts: UInt64?
+        if frame > 0, readUnits(header, amount: Int(SealedFileLayout.walHeaderSize), offset: 0, layout: layout, sealer: sealer) == SQLITE_OK {
+            salts = header.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+        }
+        let (status, size) = physicalSize()
+        guard status == SQLITE_OK else { return false }
+        func frameStart(_ number: Int64) -> Int64 { SealedFileLayout.walHeaderSize + (number - 1) * SealedFileLayout.walFrameSize }
+        return WALTail.isTornTail(
+            damaged: frame, frameCount: (layout.logicalSize(physicalSize: size) - SealedFileLayout.walHeaderSize) / SealedFileLayout.walFrameSize,
+            salts: salts,
+            frameHeader: { number in
+                readUnits(header, amount: SealedFileLayout.walFrameHeaderSize, offset: frameStart(number), layout: layout, sealer: sealer) == SQLITE_OK
+                    ? UnsafeRawPointer(header) : nil
+            },
+            pageOpens: { number in
+                readUnits(scratchUnit, amount: SealedFileLayout.pageSize, offset: frameStart(number) + Int64(SealedFileLayout.walFrameHeaderSize),
+                          layout: layout, sealer: sealer) == SQLITE_OK
+            })
+    }
+
+    private func readUnits(_ buffer: UnsafeMutableRawPointer, amount: Int, offset: Int64, layout: SealedFileLayout, sealer: UnitSealer) -> Int32 {
         var done = 0
         var result = SQLITE_OK
         var blockFileSize: Int64?
