@@ -113,6 +113,7 @@ final class SealedFile {
             let (sizeStatus, size) = physicalSize()
             guard sizeStatus == SQLITE_OK else { return (.failed(sizeStatus), 0) }
             if size <= unit.physicalStart { return (.absent, 0) }
+            if isTornJournalTail(unit, sealer: sealer) { return (.absent, 0) }
             return (.failed(fail(unit, "the file ends inside this \(unit.kind.label) (\(size - unit.physicalStart) of \(unit.physicalLength) bytes present): it was truncated")), 0)
         }
         guard status == SQLITE_OK else { return (.failed(status), 0) }
@@ -128,6 +129,7 @@ final class SealedFile {
         }
         // Block unit: plaintext is length(4) ‖ data(4052).
         guard sealer.open(scratchSealed, count: unit.sealedLength, into: scratchPlain, kind: unit.kind, index: unit.index) else {
+            if isTornJournalTail(unit, sealer: sealer) { return (.absent, 0) }
             return (.failed(fail(unit, "\(unit.kind.label) failed authentication (modified, moved, or from another vault)")), 0)
         }
         let used = Int(scratchPlain.loadUnaligned(as: UInt32.self).littleEndian)
@@ -181,6 +183,34 @@ final class SealedFile {
             logicalEnd = missing.logicalEnd
         }
         return SQLITE_OK
+    }
+
+    /// Whether a rollback-journal block that fails to open is the journal's
+    /// torn tail: no later block opens. Power loss while the journal was being
+    /// written (SQLite syncs it before it changes the database) leaves such a
+    /// tail; SQLite's playback stops at the end of what it can read, so the block
+    /// then reads as the end of the file. Damage followed by a valid block is an
+    /// integrity failure. (The same rule as the WAL's, see WALTail.)
+    private func isTornJournalTail(_ unit: UnitGeometry, sealer: UnitSealer) -> Bool {
+        guard unit.kind == .journalBlock else { return false }
+        let (status, size) = physicalSize()
+        guard status == SQLITE_OK else { return false }
+        let blocks = (size + SealedFileLayout.physicalBlockSize - 1) / SealedFileLayout.physicalBlockSize
+        let probe = UnsafeMutableRawPointer.allocate(byteCount: Self.scratchSize, alignment: 16)
+        defer {
+            Sodium.wipe(UnsafeMutableRawBufferPointer(start: probe, count: Self.scratchSize))
+            probe.deallocate()
+        }
+        var index = Int64(unit.index) + 1
+        while index < blocks {
+            let later = SealedFileLayout.blocks(.journalBlock).unit(at: index * Int64(SealedFileLayout.blockSize))
+            if physicalRead(scratchSealed, later.physicalLength, later.physicalStart) == SQLITE_OK,
+               sealer.open(scratchSealed, count: later.sealedLength, into: probe, kind: later.kind, index: later.index) {
+                return false
+            }
+            index += 1
+        }
+        return true
     }
 
     // MARK: - xRead / xWrite / xTruncate / xFileSize

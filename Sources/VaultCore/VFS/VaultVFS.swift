@@ -52,6 +52,11 @@ import Foundation
 // 11. The unix VFS zero-fills short reads: only units that exist are opened.
 // 12. An all-zero unit is never "empty": it fails authentication like any
 //     other altered unit.
+// 13. Power loss tears the end of a log: a WAL unit in the log's last
+//     transaction, or a rollback-journal block with no valid block after it,
+//     that fails to open reads as the end of the log (WALTail.swift,
+//     SealedFile.isTornJournalTail), as stock SQLite drops a torn tail. Damage
+//     anywhere else is still an integrity failure.
 //
 // WHAT IS LEFT OUT
 //
