@@ -150,3 +150,34 @@ struct KeyFixtureTests {
         #expect(error?.description.contains(String(format: "%04o", mode)) == true)
     }
 }
+
+@Suite("Key files that are not files")
+struct KeyFileTypeTests {
+    @Test("a directory, a FIFO or a huge (sparse) file given as a key file is refused by type or size, at once and without reading it")
+    func refusedByTypeAndSize() throws {
+        let directory = try TemporaryDirectory("keyfile-types")
+        let folder = directory.file("folder.vaultkey")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        #expect(message(folder).contains("is a directory"))
+
+        let pipe = directory.file("pipe.vaultkey")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        #expect(message(pipe).contains("is not a regular file"))
+
+        let huge = directory.file("huge.vaultkey")
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil, attributes: [.posixPermissions: 0o600]))
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: 4 << 30)   // 4 GiB, sparse
+        try handle.close()
+        #expect(message(huge).contains("bytes long"), "refused by its size, before any read")
+    }
+
+    private func message(_ url: URL) -> String {
+        do {
+            _ = try FileKeyStore.readKeyFile(at: url, passphrase: nil)
+            return "read"
+        } catch {
+            return "\(error)"
+        }
+    }
+}

@@ -127,16 +127,50 @@ public final class FileKeyStore: KeyStore {
             if errno == ENOENT { throw KeyStoreError.keyNotFound(identifier: url.deletingPathExtension().lastPathComponent, path: path) }
             throw KeyStoreError.io(path: path, detail: String(cString: strerror(errno)))
         }
+        // The type and size first: a directory, a FIFO or a huge file is not read (or waited on) at all.
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw KeyStoreError.io(path: path, detail: "is a directory, not a key file")
+        default: throw KeyStoreError.io(path: path, detail: "is not a regular file (a pipe, device or socket), so it cannot be a key file")
+        }
+        guard status.st_size <= Self.maximumKeyFileBytes else {
+            throw KeyStoreError.io(path: path, detail: "is \(status.st_size) bytes long; key files are under \(Self.maximumKeyFileBytes) bytes, so this is not one")
+        }
         let mode = UInt16(status.st_mode & 0o7777)
         guard mode & 0o077 == 0 else { throw KeyStoreError.insecurePermissions(path: path, mode: mode) }
-        guard var data = FileManager.default.contents(atPath: path) else {
-            throw KeyStoreError.io(path: path, detail: "cannot read the file")
-        }
-        var bytes = [UInt8](data)
-        data.withUnsafeMutableBytes { Sodium.wipe($0) }
+        var bytes = try readBounded(path)
         defer { Sodium.wipe(&bytes) }
         let file = try KeyFile.decode(bytes, path: path, passphrase: passphrase)
         return (file.identifier, file.created, file.key)
+    }
+
+    /// Far above any key file (a few hundred bytes), far below anything that costs memory to read.
+    static let maximumKeyFileBytes = 64 * 1024
+
+    /// Reads at most ``maximumKeyFileBytes`` (+1, to notice a file that grew), without blocking.
+    private static func readBounded(_ path: String) throws(KeyStoreError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw KeyStoreError.io(path: path, detail: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: maximumKeyFileBytes + 1)
+        var total = 0
+        while total < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress.map { $0 + total }, raw.count - total) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                Sodium.wipe(&bytes)
+                throw KeyStoreError.io(path: path, detail: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            total += count
+        }
+        guard total <= maximumKeyFileBytes else {
+            Sodium.wipe(&bytes)
+            throw KeyStoreError.io(path: path, detail: "is longer than \(maximumKeyFileBytes) bytes, so it is not a key file")
+        }
+        let result = Array(bytes[0..<total])
+        Sodium.wipe(&bytes)
+        return result
     }
 
     /// Writes a new key file: temporary file (0600, O_EXCL), fsync, `link` into

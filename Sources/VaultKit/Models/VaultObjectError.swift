@@ -7,7 +7,8 @@ public enum VaultObjectError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidModel(className: String, property: String?, reason: String)
     /// The vault's stored schema differs from the code's; the list says how.
     case migrationRequired(path: String, storedVersion: UInt64, codeVersion: UInt64, differences: [String])
-    /// An object with this primary key exists already (`add(_:update: .error)`).
+    /// An object with the same primary key exists already (`add(_:update: .error)`).
+    /// `value` names the primary key *property*: a stored value never appears in an error.
     case duplicatePrimaryKey(className: String, value: String)
     /// A write API was called outside a write transaction.
     case notInWriteTransaction(String)
@@ -33,7 +34,7 @@ public enum VaultObjectError: Error, Sendable, Equatable, CustomStringConvertibl
         case .migrationRequired(let path, let stored, let code, let differences):
             return "Migration required for \(path): the stored schema (version \(stored)) differs from the code's (version \(code)): \(differences.joined(separator: "; ")). Increase schemaVersion and add a migration, or set deleteVaultIfMigrationNeeded."
         case .duplicatePrimaryKey(let className, let value):
-            return "An object of type \(className) with primary key \(value) exists already (use update: .modified or .all to update it)."
+            return "An object of type \(className) with the same primary key (\(value)) exists already (use update: .modified or .all to update it)."
         case .notInWriteTransaction(let operation):
             return "\(operation) needs a write transaction: wrap it in vault.write { … }."
         case .alreadyInWriteTransaction:

@@ -322,10 +322,18 @@ struct QueryCompiler {
             case .contains: return "(instr(" + left + ", ?) > 0)" + SQLFragment("", [value])
             default:
                 guard case .text(let pattern) = value else { throw QueryError("LIKE applies to strings; \(path.name) is Data", at: offset) }
-                return "(" + left + " GLOB ?)" + SQLFragment("", [.text(Self.globPattern(fromLike: pattern))])
+                let glob = Self.globPattern(fromLike: pattern)
+                // SQLite refuses longer patterns when the query runs (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): refuse them here.
+                guard glob.utf8.count <= Self.maximumPatternBytes else {
+                    throw QueryError("the LIKE pattern has \(glob.utf8.count) bytes; SQLite accepts at most \(Self.maximumPatternBytes)", at: offset)
+                }
+                return "(" + left + " GLOB ?)" + SQLFragment("", [.text(glob)])
             }
         }
     }
+
+    /// SQLite's default SQLITE_LIMIT_LIKE_PATTERN_LENGTH, which applies to GLOB too.
+    static let maximumPatternBytes = 50_000
 
     /// Realm's LIKE (`*` any run, `?` one character, `\` escapes) as an SQLite GLOB pattern.
     static func globPattern(fromLike pattern: String) -> String {

@@ -101,18 +101,21 @@ extension QueryCompiler {
 
         while let step = steps.popFirst() {
             switch step {
-            case .property(let propertyName):
+            case .property(let propertyName), .argumentProperty(let propertyName):
+                // A %K argument is shown as "%K": it may hold a user's data.
+                let shown: String
+                if case .argumentProperty = step { shown = "%K" } else { shown = propertyName }
                 if case .map(let property, let alias) = cursor {
                     // `map.key` is not a subscript: read the values' property (map of objects).
                     cursor = try mapValues(property: property, alias: alias, offset: offset)
                 }
                 guard let (schema, alias) = enter(cursor, &self) else {
-                    throw QueryError("'\(propertyName)' cannot follow \(name), which is not an object", at: offset)
+                    throw QueryError("'\(shown)' cannot follow \(name), which is not an object", at: offset)
                 }
                 guard let property = schema[propertyName] else {
-                    throw QueryError("\(schema.className) has no property named '\(propertyName)'", at: offset)
+                    throw QueryError(shown == "%K" ? "the %K argument is not a property of \(schema.className)" : "\(schema.className) has no property named '\(propertyName)'", at: offset)
                 }
-                name += "." + propertyName
+                name += "." + (shown == "%K" ? property.name : propertyName)
                 let column = SQLFragment("\(alias).\(property.columnSQL)")
                 if let origin = property.originProperty {
                     // LinkingObjects: the objects of the origin class whose origin property holds this row.
@@ -197,11 +200,15 @@ extension QueryCompiler {
                         valueType = t
                     default:
                         // A collection of objects: `@sum.likes` names the property.
-                        guard case .property(let propertyName)? = steps.popFirst(), let (schema, alias) = enter(cursor, &self),
+                        let next = steps.popFirst()
+                        var named: String?
+                        if case .property(let propertyName)? = next { named = propertyName }
+                        if case .argumentProperty(let propertyName)? = next { named = propertyName }
+                        guard let propertyName = named, let (schema, alias) = enter(cursor, &self),
                               let property = schema[propertyName], property.isColumn, property.objectClassName == nil else {
                             throw QueryError("\(step.text) on a collection of objects must name a value property, as in \(name).price", at: offset)
                         }
-                        name += "." + propertyName
+                        name += "." + property.name
                         valueExpression = SQLFragment("\(alias).\(property.columnSQL)")
                         valueType = .scalar(property.type)
                     }

@@ -358,7 +358,7 @@ struct QueryParser {
             case "@avg": .avg
             case "@allkeys": .allKeys
             case "@allvalues": .allValues
-            default: .property(String(part))
+            default: .argumentProperty(String(part))
             }
         }
     }

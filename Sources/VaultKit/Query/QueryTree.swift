@@ -88,6 +88,9 @@ enum QueryValue: Equatable {
 enum KeyPathStep: Equatable {
     /// A property, by its public name.
     case property(String)
+    /// A property named by a `%K` argument: resolved like ``property(_:)``, but
+    /// never echoed in an error message (arguments may hold a user's data).
+    case argumentProperty(String)
     /// A map subscript: `metadata['key']`.
     case mapKey(String)
     /// `@count` / `@size`.
@@ -106,6 +109,7 @@ enum KeyPathStep: Equatable {
     var text: String {
         switch self {
         case .property(let name): name
+        case .argumentProperty: "%K"
         case .mapKey(let key): "['\(key)']"
         case .count: "@count"
         case .min: "@min"

@@ -122,7 +122,8 @@ extension Vault {
             do {
                 try schema.statement(.insert, on: db).execute(schema.hasOnlyColumns ? values : schema.columnIndexes.map { values[$0] })
             } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
-                let key = schema.primaryKeyIndex.map { Self.describe(values[$0]) } ?? "?"
+                // The property, never the value: it may be a user's data (SECURITY.md).
+                let key = schema.primaryKeyProperty?.name ?? "?"
                 throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
             }
             return db.lastInsertedRowID
@@ -139,15 +140,6 @@ extension Vault {
         contentVersion &+= 1
         object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
         return rowID
-    }
-
-    private static func describe(_ value: DatabaseValue) -> String {
-        switch value {
-        case .integer(let v): "\(v)"
-        case .text(let v): "'\(v)'"
-        case .blob(let v): v.count == 12 ? (ObjectId(bytes: [UInt8](v))?.stringValue ?? "blob") : "blob(\(v.count) bytes)"
-        default: "\(value)"
-        }
     }
 
     func updateColumn(_ schema: ObjectSchema, rowID: Int64, property: Property, value: DatabaseValue) {

@@ -13,12 +13,24 @@ extension Vault {
     /// let vault = try Vault()
     /// ```
     public struct Configuration: Sendable {
-        /// The vault file (ignored when ``inMemoryIdentifier`` is set).
-        public var fileURL: URL?
-        /// Keep the vault in memory only, shared by every `Vault` with this identifier.
-        public var inMemoryIdentifier: String? {
-            didSet { if inMemoryIdentifier != nil { fileURL = nil } }
+        /// The vault file. Setting it clears ``inMemoryIdentifier`` (whichever
+        /// is set last wins, as in Realm).
+        public var fileURL: URL? {
+            didSet {
+                if fileURL != nil { inMemoryIdentifier = nil }
+                conflictingLocations = false
+            }
         }
+        /// Keep the vault in memory only, shared by every `Vault` with this
+        /// identifier. Setting it clears ``fileURL`` (whichever is set last wins).
+        public var inMemoryIdentifier: String? {
+            didSet {
+                if inMemoryIdentifier != nil { fileURL = nil }
+                conflictingLocations = false
+            }
+        }
+        /// Both were given to the initialiser: which one was meant is unknown, so opening refuses.
+        private var conflictingLocations = false
         /// The 64-byte master key, as Realm takes it. Every on-disk vault is
         /// encrypted: a `nil` key with no ``keyStore`` is an error (unlike Realm,
         /// where nil meant unencrypted).
@@ -98,6 +110,8 @@ extension Vault {
                     deleteVaultIfMigrationNeeded: Bool = false, objectTypes: [ObjectBase.Type]? = nil) {
             self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
             self.inMemoryIdentifier = inMemoryIdentifier
+            // Realm silently keeps the in-memory one; writes would vanish at close. Refuse instead.
+            self.conflictingLocations = fileURL != nil && inMemoryIdentifier != nil
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock
@@ -124,6 +138,9 @@ extension Vault {
 
         /// The storage-core configuration for this vault.
         func databaseConfiguration() throws(VaultError) -> VaultDatabase.Configuration {
+            if conflictingLocations {
+                throw VaultError.invalidConfiguration("both fileURL and inMemoryIdentifier were given: pass one (a vault is either a file or in memory)")
+            }
             if let inMemoryIdentifier {
                 var configuration = VaultDatabase.Configuration(inMemoryIdentifier: inMemoryIdentifier)
                 configuration.prepareDatabase = ConnectionSetup.prepare

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+@testable import VaultKit
+
+// Findings of the reliability review (issue "Reliability"), each a regression test.
+
+@Suite("Bad input: clear errors, nothing lost")
+struct BadInputTests {
+    @Test("fileURL and inMemoryIdentifier: whichever is set last wins; both given to the initialiser is refused at open")
+    func locationConflicts() throws {
+        let directory = try TemporaryDirectory("bad-config")
+        let url = directory.file("c.vault")
+        let both = Vault.Configuration(fileURL: url, inMemoryIdentifier: "m", encryptionKey: testKey)
+        #expect(throws: VaultError.self) { try onNewThread { _ = try Vault(configuration: both) } }
+
+        var fileLast = Vault.Configuration(inMemoryIdentifier: "m2", encryptionKey: testKey)
+        fileLast.fileURL = url
+        #expect(fileLast.inMemoryIdentifier == nil)
+        try onNewThread { [fileLast] in
+            let vault = try Vault(configuration: fileLast)
+            try vault.write { vault.add(NItem(1, "kept")) }
+        }
+        #expect(FileManager.default.fileExists(atPath: url.path), "the writes went to the file")
+
+        var memoryLast = Vault.Configuration(fileURL: url, encryptionKey: testKey)
+        memoryLast.inMemoryIdentifier = "m3"
+        #expect(memoryLast.fileURL == nil)
+    }
+
+    @Test("no stored value or query argument in an error message: a duplicate primary key, a %K argument")
+    func noValuesInMessages() throws {
+        let directory = try TemporaryDirectory("bad-messages")
+        let vault = try itemVault(directory)
+        try vault.write { vault.add(NOwner(value: ["id": 1, "name": "SSN-123-45-6789"])) }
+        do {
+            try vault.write { vault.add(NOwner(value: ["id": 1, "name": "other"])) }
+            Issue.record("a duplicate key was accepted")
+        } catch {
+            #expect(!"\(error)".contains("SSN") && "\(error)".contains("NOwner"))
+        }
+        do {
+            _ = try vault.objects(NOwner.self).filter("%K == 1", arguments: ["SSN-123-45-6789"])
+            Issue.record("a %K argument that is no property was accepted")
+        } catch {
+            #expect(!error.description.contains("SSN") && error.description.contains("%K"), "\(error)")
+        }
+        #expect(try vault.objects(NOwner.self).filter("%K == 1", arguments: ["id"]).count == 1)
+    }
+
+    @Test("a LIKE pattern SQLite would refuse when the query runs is refused by filter, with a QueryError (never a trap at read time)")
+    func longLikePattern() throws {
+        let directory = try TemporaryDirectory("bad-like")
+        let vault = try itemVault(directory)
+        try vault.write { vault.add(NItem(1, "a")) }
+        let pattern = String(repeating: "*?", count: 100_000)
+        #expect(throws: QueryError.self) { _ = try vault.objects(NItem.self).filter("name LIKE '" + pattern + "'", arguments: []) }
+        #expect(throws: QueryError.self) { _ = try vault.objects(NItem.self).filter("name LIKE %@", arguments: [pattern]) }
+        #expect(try vault.objects(NItem.self).filter("name LIKE %@", arguments: ["*a*"]).count == 1)
+    }
+}
