@@ -166,3 +166,43 @@ struct OpenErrorTests {
         }
     }
 }
+
+@Suite("Vault paths that are not files")
+struct VaultPathTests {
+    private func message(_ body: () throws -> Void) -> String {
+        do {
+            try body()
+            return "succeeded"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("a directory or a FIFO as the vault path: a clear error naming the path, for read-write and read-only opens, info and verify (never a hang)")
+    func notRegularFiles() throws {
+        let directory = try TemporaryDirectory("vault-paths")
+        let folder = directory.file("folder.vault")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        let pipe = directory.file("pipe.vault")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        let key = try MasterKey.generate()
+        for (url, expected) in [(folder, "is a directory"), (pipe, "is not a regular file")] {
+            #expect(message { _ = try openVault(url, key: key) }.contains(expected))
+            #expect(message { _ = try openVault(url, key: key) { $0.readOnly = true } }.contains(expected))
+            #expect(message { _ = try VaultMaintenance.inspect(vaultAt: url) }.contains(expected))
+            #expect(message { _ = try VaultMaintenance.authenticate(vaultAt: url, key: key) }.contains(expected))
+            #expect(message { _ = try openVault(url, key: key) }.contains(url.lastPathComponent), "the message names the path")
+        }
+    }
+
+    @Test("rotating the key of a file that is not a vault fails without leaving a lock file behind")
+    func noLockLeftBehind() throws {
+        let directory = try TemporaryDirectory("vault-paths-lock")
+        let url = directory.file("notes.txt")
+        try Data(repeating: 0x41, count: 10_000).write(to: url)
+        let key = try MasterKey.generate()
+        #expect(throws: VaultError.self) { try VaultMaintenance.rotateMasterKey(ofVaultAt: url, from: key, to: try MasterKey.generate()) }
+        #expect(throws: VaultError.self) { try VaultMaintenance.rekey(vaultAt: url, from: key, to: try MasterKey.generate()) }
+        #expect(!FileManager.default.fileExists(atPath: url.path + ".lock"))
+    }
+}

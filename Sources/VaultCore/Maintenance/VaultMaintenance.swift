@@ -32,6 +32,8 @@ public enum VaultMaintenance {
     /// use ``rekey(vaultAt:from:to:)``.
     public static func rotateMasterKey(ofVaultAt url: URL, from currentKey: MasterKey, to newKey: MasterKey) throws(VaultError) {
         let path = try existingVaultPath(url)
+        // A file that is not a vault is refused before its lock file is made (nothing left behind).
+        _ = try VaultFileHeader.parse(try readPrefix(of: path, count: VaultFileHeader.blockSize), path: path)
         guard let lock = try VaultUseLock.acquire(vaultPath: path, mode: .exclusive) else {
             throw VaultError.io(path: path, detail: "cannot take the vault's lock")
         }
@@ -75,6 +77,7 @@ public enum VaultMaintenance {
     /// - Throws: ``VaultError/inUse(path:detail:)`` while any process has the vault open.
     public static func rekey(vaultAt url: URL, from currentKey: MasterKey, to newKey: MasterKey?) throws(VaultError) {
         let path = try existingVaultPath(url)
+        _ = try VaultFileHeader.parse(try readPrefix(of: path, count: VaultFileHeader.blockSize), path: path)
         guard let lock = try VaultUseLock.acquire(vaultPath: path, mode: .exclusive) else {
             throw VaultError.io(path: path, detail: "cannot take the vault's lock")
         }
@@ -292,6 +295,7 @@ public enum VaultMaintenance {
         try VaultVFS.register()
         let path = VaultVFS.fullPathname(url.standardizedFileURL.path)
         guard FileManager.default.fileExists(atPath: path) else { throw VaultError.fileNotFound(path: path) }
+        try VaultPathCheck.requireRegularFileOrAbsent(path)
         return path
     }
 

@@ -81,6 +81,7 @@ public final class VaultDatabase: @unchecked Sendable {
         case .file(let url):
             path = VaultVFS.fullPathname(url.standardizedFileURL.path)
             vfsName = VaultVFS.name
+            try VaultPathCheck.requireRegularFileOrAbsent(path)
             let key = try configuration.resolveMasterKey()
             masterKey.withLock { $0 = key }
             let exists = FileManager.default.fileExists(atPath: path)
