@@ -60,3 +60,35 @@ struct BadInputTests {
         #expect(try vault.objects(NItem.self).filter("name LIKE %@", arguments: ["*a*"]).count == 1)
     }
 }
+
+@Suite("Reads that throw")
+struct CheckedReadTests {
+    @Test("on a damaged vault, results.fetch() and object.fetchValues() throw the integrity error instead of stopping the program")
+    func damagedPage() throws {
+        let directory = try TemporaryDirectory("checked-reads")
+        let url = directory.file("d.vault")
+        let configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self])
+        try onNewThread {
+            let vault = try Vault(configuration: configuration)
+            try vault.write { for id in 1...3_000 { vault.add(NItem(id, String(repeating: "n", count: 100))) } }
+        }
+        var bytes = try Data(contentsOf: url)
+        bytes[bytes.count - 2_000] ^= 0x01   // inside the last page: item rows
+        try bytes.write(to: url)
+
+        let outcome = try onNewThread { () -> [String] in
+            let vault = try Vault(configuration: configuration)
+            var seen: [String] = []
+            do {
+                _ = try vault.objects(NItem.self).fetch()
+                seen.append("fetched")
+            } catch let error as VaultError {
+                if case .integrity = error { seen.append("integrity") } else { seen.append("\(error)") }
+            }
+            let first = try #require(vault.objects(NItem.self).filter("id == 1").first)   // on an intact page
+            seen.append(try first.fetchValues() ? "object read" : "object gone")
+            return seen
+        }
+        #expect(outcome == ["integrity", "object read"])
+    }
+}

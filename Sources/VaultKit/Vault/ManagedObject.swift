@@ -27,6 +27,12 @@ final class ManagedObject {
 
     func markDeleted() { isDeleted = true }
 
+    /// Takes freshly read values (a throwing read, see Vault+CheckedReads).
+    func replaceValues(_ fresh: [DatabaseValue]) {
+        values = fresh
+        version = vault.contentVersion
+    }
+
     @usableFromInline
     func ensureFresh() {
         guard version != vault.contentVersion, !isDeleted else { return }
