@@ -14,6 +14,6 @@ struct VaultCommand: ParsableCommand {
         66 file not found; 74 I/O error; 75 vault in use; 77 wrong key, wrong
         passphrase or unsafe key-file permissions; 78 damaged or unsupported key file.
         """,
-        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, SchemaCommand.self, RotateKeyCommand.self, RekeyCommand.self, DemoCommand.self]
+        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, RecoverCommand.self, SchemaCommand.self, RotateKeyCommand.self, RekeyCommand.self, DemoCommand.self]
     )
 }

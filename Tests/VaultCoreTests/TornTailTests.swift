@@ -148,6 +148,39 @@ struct TornTailTests {
     }
 }
 
+@Suite("vault recover")
+struct RecoverTests {
+    @Test("damage a later commit proves is not a torn write: recover cuts the log after the last commit before it (a dry run only reports), keeping the original log")
+    func recoverCutsAtDamage() throws {
+        let fixture = try TornTailTests.makeFixture()
+        let frames = fixture.sizes.map { (SealedFileLayout.wal.logicalSize(physicalSize: Int64($0)) - 32) / 4120 }
+        let unit = try #require(walUnits(fileSize: fixture.wal.count).first { unit in
+            guard case .walFrame(let frame) = unit.location else { return false }
+            return Int64(frame) > frames[9] && Int64(frame) <= frames[10] && unit.range.count > 64   // a page of transaction 10
+        })
+        var wal = fixture.wal
+        wal[unit.range.lowerBound + 10] ^= 0x01
+        let directory = try TemporaryDirectory("recover")
+        let url = directory.file("t.vault")
+        try fixture.database.write(to: url)
+        try wal.write(to: URL(fileURLWithPath: url.path + "-wal"))
+        #expect(throws: VaultError.self) { _ = try openVault(url, key: fixture.key) }
+
+        let dry = try VaultMaintenance.recover(vaultAt: url, key: fixture.key, dryRun: true)
+        #expect(dry.firstDamage?.location == unit.location && dry.droppedCommits >= 11 && dry.keptFrames == Int(frames[9]))
+        let afterDryRun = try Data(contentsOf: URL(fileURLWithPath: url.path + "-wal"))
+        #expect(dry.savedLog == nil && afterDryRun == wal, "a dry run changes nothing")
+
+        let done = try VaultMaintenance.recover(vaultAt: url, key: fixture.key, dryRun: false)
+        #expect(done.isRecoverable && done.savedLog.map { FileManager.default.fileExists(atPath: $0) } == true)
+        let vault = try openVault(url, key: fixture.key)
+        defer { vault.close() }
+        let ids = try vault.read { db in try db.fetchAll("SELECT id FROM t ORDER BY id").compactMap { $0[0].int64 } }
+        #expect(ids == Array(1...9))
+        try vault.verify()
+    }
+}
+
 @Suite("Torn rollback journal")
 struct TornJournalTests {
     private struct Stop: Error {}

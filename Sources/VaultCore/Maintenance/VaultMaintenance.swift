@@ -247,7 +247,7 @@ public enum VaultMaintenance {
 
     /// Opens every unit of a file, one unit in memory at a time, and records
     /// the failures. Returns the number of units.
-    private static func authenticateUnits(ofFile path: String, layout: SealedFileLayout, sealer: UnitSealer, failures: inout [IntegrityFailure]) throws(VaultError) -> Int {
+    static func authenticateUnits(ofFile path: String, layout: SealedFileLayout, sealer: UnitSealer, failures: inout [IntegrityFailure]) throws(VaultError) -> Int {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw VaultError.io(path: path, detail: "cannot open for reading")
         }
@@ -291,7 +291,7 @@ public enum VaultMaintenance {
 
     // MARK: - Helpers
 
-    private static func existingVaultPath(_ url: URL) throws(VaultError) -> String {
+    static func existingVaultPath(_ url: URL) throws(VaultError) -> String {
         try VaultVFS.register()
         let path = VaultVFS.fullPathname(url.standardizedFileURL.path)
         guard FileManager.default.fileExists(atPath: path) else { throw VaultError.fileNotFound(path: path) }
@@ -299,7 +299,7 @@ public enum VaultMaintenance {
         return path
     }
 
-    private static func refuseIfOpenInThisProcess(_ path: String) throws(VaultError) {
+    static func refuseIfOpenInThisProcess(_ path: String) throws(VaultError) {
         if VaultRegistry.keys(forDatabase: path) != nil {
             throw VaultError.misuse("\(path) is open in this process; inspect or verify it from a process that does not have it open (reading the file directly would release SQLite's locks on it)")
         }
@@ -309,7 +309,7 @@ public enum VaultMaintenance {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value
     }
 
-    private static func readPrefix(of path: String, count: Int) throws(VaultError) -> [UInt8] {
+    static func readPrefix(of path: String, count: Int) throws(VaultError) -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw VaultError.io(path: path, detail: "cannot open for reading")
         }

@@ -5,6 +5,7 @@ import Foundation
 struct WALFileReader {
     private let data: Data
     private let sealer: UnitSealer
+    private let path: String
     private let layout = SealedFileLayout.wal
 
     /// `nil` when the file cannot be read (the caller then reports failures as they are).
@@ -12,6 +13,7 @@ struct WALFileReader {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         self.data = data
         self.sealer = sealer
+        self.path = path
     }
 
     /// Whether a WAL unit failure lies in the log's torn tail.
@@ -45,5 +47,50 @@ struct WALFileReader {
             guard let base = raw.baseAddress else { return false }
             return sealer.open(base + Int(unit.physicalStart), count: unit.sealedLength, into: output, kind: unit.kind, index: unit.index)
         }
+    }
+
+    /// The first unit of the current log that fails to open, and where to cut:
+    /// after the last commit frame before it. A log whose header fails keeps nothing.
+    func scanForDamage() -> (firstDamage: IntegrityFailure?, frameCount: Int64, keepFrames: Int64, commitsAfter: Int) {
+        let frameCount = max(0, (layout.logicalSize(physicalSize: Int64(data.count)) - SealedFileLayout.walHeaderSize) / SealedFileLayout.walFrameSize)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: SealedFileLayout.pageSize, alignment: 16)
+        defer {
+            Sodium.wipe(UnsafeMutableRawBufferPointer(start: buffer, count: SealedFileLayout.pageSize))
+            buffer.deallocate()
+        }
+        func failure(_ location: IntegrityFailure.Location) -> IntegrityFailure {
+            IntegrityFailure(path: path, location: location, reason: "fails authentication")
+        }
+        guard open(at: 0, into: buffer) else { return (failure(.walHeader), frameCount, 0, 0) }
+        let salts = buffer.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+        var lastCommit: Int64 = 0
+        var number: Int64 = 1
+        while number <= frameCount {
+            let start = SealedFileLayout.walHeaderSize + (number - 1) * SealedFileLayout.walFrameSize
+            guard open(at: start, into: buffer) else { return (failure(.walFrame(UInt64(number))), frameCount, lastCommit, commits(after: lastCommit, frameCount: frameCount, salts: salts)) }
+            // A frame of an older log (other salts): the current log ended before it.
+            guard buffer.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == salts else { break }
+            let isCommit = WALTail.isCommitFrame(buffer, salts: salts)
+            guard open(at: start + Int64(SealedFileLayout.walFrameHeaderSize), into: buffer) else {
+                return (failure(.walFrame(UInt64(number))), frameCount, lastCommit, commits(after: lastCommit, frameCount: frameCount, salts: salts))
+            }
+            if isCommit { lastCommit = number }
+            number += 1
+        }
+        return (nil, frameCount, frameCount, 0)
+    }
+
+    /// Authenticated commit frames of the log after frame `frame`.
+    private func commits(after frame: Int64, frameCount: Int64, salts: UInt64) -> Int {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: SealedFileLayout.pageSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var count = 0
+        var number = frame + 1
+        while number <= frameCount {
+            let start = SealedFileLayout.walHeaderSize + (number - 1) * SealedFileLayout.walFrameSize
+            if open(at: start, into: buffer), WALTail.isCommitFrame(buffer, salts: salts) { count += 1 }
+            number += 1
+        }
+        return count
     }
 }
