@@ -35,6 +35,7 @@ struct RekeyCommand: ParsableCommand {
             let replacement = keepMasterKey ? nil : try newKey.loadKey(keystore: key.keystore)
             if dryRun {
                 let report = try VaultMaintenance.authenticate(vaultAt: url, key: current)
+                try VaultMaintenance.ensureNotInUse(vaultAt: url)   // the real run would stop here too
                 print("Dry run: the current key opens \(vault) (\(report.databasePages) pages, \(report.isIntact ? "intact" : "NOT intact")). Nothing changed.")
                 return
             }

@@ -33,6 +33,7 @@ struct RotateKeyCommand: ParsableCommand {
             }
             if dryRun {
                 let report = try VaultMaintenance.authenticate(vaultAt: url, key: current)
+                try VaultMaintenance.ensureNotInUse(vaultAt: url)   // the real run would stop here too
                 print("Dry run: the current key opens \(vault) (\(report.databasePages) pages); the new key is ready. Nothing changed.")
                 return
             }

@@ -181,3 +181,18 @@ struct KeyFileTypeTests {
         }
     }
 }
+
+@Suite("Key files written where they cannot be")
+struct KeyFileDestinationTests {
+    @Test("a key file in a directory that does not exist: the error names that directory, not a temporary file")
+    func missingDirectory() throws {
+        let directory = try TemporaryDirectory("keyfile-destination")
+        let target = directory.file("missing/sub/k.vaultkey")
+        do {
+            try FileKeyStore.writeKeyFile(try MasterKey.generate(), identifier: "k", to: target, passphrase: nil)
+            Issue.record("written into a missing directory")
+        } catch {
+            #expect("\(error)".contains("missing/sub") && "\(error)".contains("does not exist") && !"\(error)".contains(".tmp-"), "\(error)")
+        }
+    }
+}

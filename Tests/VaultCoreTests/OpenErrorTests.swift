@@ -205,4 +205,38 @@ struct VaultPathTests {
         #expect(throws: VaultError.self) { try VaultMaintenance.rekey(vaultAt: url, from: key, to: try MasterKey.generate()) }
         #expect(!FileManager.default.fileExists(atPath: url.path + ".lock"))
     }
+
+    @Test("verify leaves a vault without -wal and -shm as it found it; a dry run's in-use check predicts the real run")
+    func verifyLeavesNothing() throws {
+        let directory = try TemporaryDirectory("vault-paths-verify")
+        let url = directory.file("v.vault")
+        let key = try MasterKey.generate()
+        try makeVault(url, key: key, rows: 20).close()
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
+        let report = try VaultMaintenance.authenticate(vaultAt: url, key: key)
+        #expect(report.isIntact)
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal") && !FileManager.default.fileExists(atPath: url.path + "-shm"))
+
+        try VaultMaintenance.ensureNotInUse(vaultAt: url)
+        // Another process holding the vault open: the helper keeps committing until killed.
+        let process = Process()
+        process.executableURL = try helperExecutable()
+        process.arguments = ["durability-writer", url.path]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(Data((key.withUnsafeBytes { Data($0) }.map { String(format: "%02x", $0) }.joined() + "\n").utf8))
+        try stdin.fileHandleForWriting.close()
+        _ = stdout.fileHandleForReading.availableData   // its first commit: it has the vault open
+        var inUse = false
+        do {
+            try VaultMaintenance.ensureNotInUse(vaultAt: url)
+        } catch {
+            if case .inUse = error { inUse = true } else { Issue.record("\(error)") }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(inUse, "a vault open in another process is reported in use, as the real run would find it")
+    }
 }

@@ -177,6 +177,10 @@ public final class FileKeyStore: KeyStore {
     /// place (which never replaces an existing key), directory fsync.
     static func writeAtomically(_ bytes: [UInt8], to url: URL, identifier: String) throws(KeyStoreError) {
         let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw KeyStoreError.io(path: url.path, detail: "the directory \(directory) does not exist")
+        }
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-" + Sodium.randomBytes(count: 6).map { String(format: "%02x", $0) }.joined()
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw KeyStoreError.io(path: temporary, detail: String(cString: strerror(errno))) }

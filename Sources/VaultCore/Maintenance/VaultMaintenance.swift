@@ -230,10 +230,14 @@ public enum VaultMaintenance {
         }
         var problems: [String] = []
         if failures.isEmpty {
+            // SQLite makes -wal and -shm files for the read; a vault that had none is left without them.
+            let hadWAL = FileManager.default.fileExists(atPath: path + "-wal"), hadSHM = FileManager.default.fileExists(atPath: path + "-shm")
+            defer { if !hadWAL && !hadSHM { removeEmptyLogFiles(of: path) } }
             do {
                 var configuration = VaultDatabase.Configuration(fileURL: URL(fileURLWithPath: path), masterKey: key)
                 configuration.readOnly = true
                 let vault = try VaultDatabase(configuration: configuration)
+                defer { vault.close() }
                 let rows = try vault.read { db in try db.fetchAll("PRAGMA integrity_check") }
                 problems = rows.compactMap { $0[0].string }.filter { $0 != "ok" }
             } catch let error as VaultError {
@@ -290,6 +294,25 @@ public enum VaultMaintenance {
     }
 
     // MARK: - Helpers
+
+    /// Removes an empty -wal and its -shm that a read made, unless another process has the vault open.
+    private static func removeEmptyLogFiles(of path: String) {
+        guard let lock = try? VaultUseLock.acquire(vaultPath: path, mode: .exclusive) else { return }
+        withExtendedLifetime(lock) {
+            guard (fileLength(path + "-wal") ?? 0) == 0 else { return }
+            try? FileManager.default.removeItem(atPath: path + "-wal")
+            try? FileManager.default.removeItem(atPath: path + "-shm")
+        }
+    }
+
+    /// Throws ``VaultError/inUse(path:detail:)`` when another connection or process has
+    /// the vault open (what a rotation or rekey would meet): dry runs predict the real run.
+    public static func ensureNotInUse(vaultAt url: URL) throws(VaultError) {
+        let path = try existingVaultPath(url)
+        guard FileManager.default.fileExists(atPath: VaultUseLock.lockPath(forVault: path)) else { return }
+        guard let lock = try VaultUseLock.acquire(vaultPath: path, mode: .exclusive) else { return }
+        withExtendedLifetime(lock) {}
+    }
 
     static func existingVaultPath(_ url: URL) throws(VaultError) -> String {
         try VaultVFS.register()
