@@ -12,7 +12,7 @@ import VaultCore
 
 extension Results {
     /// Every object, read now through a path that throws what a damaged vault
-    /// gives (``VaultError/integrity(_:)`` and the like) instead of stopping the program.
+    /// gives (`VaultError.integrity` and the like) instead of stopping the program.
     public func fetch() throws -> [Element] {
         if reader.isAbsent(schema.className) { return [] }
         let ids = try reader.vault.withDatabase { db -> [Int64] in
