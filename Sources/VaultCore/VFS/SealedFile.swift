@@ -61,11 +61,13 @@ final class SealedFile {
     private var io: sqlite3_io_methods { wrapped.pointee.pMethods.pointee }
 
     func physicalRead(_ buffer: UnsafeMutableRawPointer, _ amount: Int, _ offset: Int64) -> Int32 {
+        if let injected = FaultInjection.failure(.read, path: path) { return injected }
         guard let xRead = io.xRead else { return SQLITE_IOERR_READ_CODE }
         return xRead(wrapped, buffer, Int32(amount), offset)
     }
 
     func physicalWrite(_ buffer: UnsafeRawPointer, _ amount: Int, _ offset: Int64) -> Int32 {
+        if let injected = FaultInjection.failure(.write, path: path) { return injected }
         guard let xWrite = io.xWrite else { return SQLITE_IOERR_WRITE_CODE }
         let status = xWrite(wrapped, buffer, Int32(amount), offset)
         if status == SQLITE_OK { knownPhysicalSize = max(knownPhysicalSize, offset + Int64(amount)) }
@@ -73,6 +75,7 @@ final class SealedFile {
     }
 
     func physicalSize() -> (status: Int32, size: Int64) {
+        if let injected = FaultInjection.failure(.fileSize, path: path) { return (injected, 0) }
         guard let xFileSize = io.xFileSize else { return (SQLITE_IOERR_FSTAT_CODE, 0) }
         var size: sqlite3_int64 = 0
         let status = xFileSize(wrapped, &size)
@@ -81,6 +84,7 @@ final class SealedFile {
     }
 
     func physicalTruncate(_ size: Int64) -> Int32 {
+        if let injected = FaultInjection.failure(.truncate, path: path) { return injected }
         guard let xTruncate = io.xTruncate else { return SQLITE_IOERR_TRUNCATE_CODE }
         let status = xTruncate(wrapped, size)
         if status == SQLITE_OK { knownPhysicalSize = size }
@@ -393,4 +397,5 @@ let SQLITE_IOERR_SHORT_READ_CODE = VAULTKIT_SQLITE_IOERR_SHORT_READ
 let SQLITE_IOERR_WRITE_CODE = VAULTKIT_SQLITE_IOERR_WRITE
 let SQLITE_IOERR_TRUNCATE_CODE = VAULTKIT_SQLITE_IOERR_TRUNCATE
 let SQLITE_IOERR_FSTAT_CODE = VAULTKIT_SQLITE_IOERR_FSTAT
+let SQLITE_IOERR_FSYNC_CODE = VAULTKIT_SQLITE_IOERR_FSYNC
 let SQLITE_IOERR_DATA_CODE = VAULTKIT_SQLITE_IOERR_DATA

@@ -328,10 +328,12 @@ nonisolated(unsafe) private var sealedIOMethods = IOMethodsTable(methods: {
     // Pass-through: locking, syncing, sector size and the -shm wal-index.
     m.xSync = { file, flags in
         guard let (w, io) = wrappedMethods(file), let f = io.xSync else { return SQLITE_IOERR }
+        if let state = sealedFile(file), let injected = FaultInjection.failure(.sync, path: state.path) { return injected }
         return f(w, flags)
     }
     m.xLock = { file, level in
         guard let (w, io) = wrappedMethods(file), let f = io.xLock else { return SQLITE_IOERR }
+        if let state = sealedFile(file), let injected = FaultInjection.failure(.lock, path: state.path) { return injected }
         return f(w, level)
     }
     m.xUnlock = { file, level in

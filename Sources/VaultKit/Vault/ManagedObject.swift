@@ -39,7 +39,12 @@ final class ManagedObject {
         switch vault.loadRow(schema, rowID: rowID) {
         case .success(let row?): values = row
         case .success(nil): isDeleted = true
-        case .failure(let error): vault.failRead(error, "reading \(schema.className)")
+        case .failure(let error):
+            // Inside a write the failure is the write's error (it rolls back): the
+            // values kept are those of the transaction's start, never returned after it.
+            guard vault.isInWriteTransaction else { vault.failRead(error, "reading \(schema.className)") }
+            vault.deferError(error)
+            return
         }
         version = vault.contentVersion
     }
