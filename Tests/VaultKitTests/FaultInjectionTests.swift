@@ -89,7 +89,7 @@ struct FaultInjectionTests {
         let counting = countingFolder.appendingPathComponent("v.vault")
         FaultInjection.arm(pathPrefix: countingFolder.path + "/", failAt: nil)
         let clean = try onNewThread { Self.runWorkload(counting).committed.count }
-        let total = FaultInjection.disarm().calls
+        let total = FaultInjection.disarm(pathPrefix: countingFolder.path + "/").calls
         #expect(clean == 8 && total > 50, "\(clean) states, \(total) I/O calls")
 
         let kinds = Locked<[String: Int]>([:])
@@ -100,7 +100,7 @@ struct FaultInjectionTests {
             FaultInjection.arm(pathPrefix: folder.path + "/", failAt: point, diskFull: point % 2 == 0)
             let outcome = try onNewThread { () -> String in
                 let run = Self.runWorkload(url)
-                let fired = FaultInjection.disarm()
+                let fired = FaultInjection.disarm(pathPrefix: folder.path + "/")
                 if let failed = fired.failed { kinds.withLock { $0[failed.rawValue, default: 0] += 1 } }
                 if let error = run.error, !(error is VaultError || error is VaultObjectError) { return "untyped \(type(of: error)): \(error)" }
                 let state = try Self.read(url)

@@ -245,3 +245,26 @@ func readLittleEndian<T: FixedWidthInteger>(_ type: T.Type, _ bytes: [UInt8], at
     }
     return value
 }
+
+extension VaultFileHeader {
+    /// The first 100 bytes of page 1 as every vault has them, but for what
+    /// changes with the data (counters, sizes, cookies: zero): served when the
+    /// real ones are torn and SQLite only wants the file's geometry (see
+    /// SealedFile.readDatabaseHeader).
+    static func sqliteHeaderStandIn(walMode: Bool) -> [UInt8] {
+        var header = [UInt8](repeating: 0, count: 100)
+        for (index, byte) in "SQLite format 3".utf8.enumerated() { header[index] = byte }
+        header[16] = UInt8(pageSize >> 8)
+        header[17] = UInt8(pageSize & 0xFF)
+        header[18] = walMode ? 2 : 1                  // file format write version (2: WAL)
+        header[19] = walMode ? 2 : 1                  // read version
+        header[20] = UInt8(UnitSealer.overhead)       // reserved bytes per page: nonce and tag
+        header[21] = 64                               // maximum embedded payload fraction
+        header[22] = 32                               // minimum embedded payload fraction
+        header[23] = 32                               // leaf payload fraction
+        header[47] = 4                                // schema format number
+        header[59] = 1                                // text encoding: UTF-8
+        return header
+    }
+}
+

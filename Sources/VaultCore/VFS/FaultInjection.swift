@@ -27,30 +27,75 @@ package enum FaultInjection {
         var calls = 0
         var failed: Call?
         let diskFull: Bool
+        /// Power-loss mode: the failing call is the moment of the crash — every
+        /// later call fails too — and writes not yet synced are kept for the
+        /// test to drop or tear (see ``UnsyncedWrite``).
+        let powerLoss: Bool
+        var unsynced: [UnsyncedWrite] = []
     }
 
-    private static let plan = Locked<Plan?>(nil)
+    /// A write made since its file's last sync: what was there before it.
+    package struct UnsyncedWrite: Sendable {
+        package let path: String
+        package let offset: Int64
+        package let count: Int
+        /// The bytes the write replaced (shorter when the write extended the file).
+        package let previous: [UInt8]
+        /// The file's size before the write.
+        package let previousSize: Int64
+    }
+
+    /// Armed plans by path prefix (tests arm their own directories, possibly at once).
+    private static let plans = Locked<[String: Plan]>([:])
 
     /// Counts (and, with `failAt`, fails the `failAt`-th, 1-based) I/O call on files whose path starts with `pathPrefix`.
-    package static func arm(pathPrefix: String, failAt: Int?, diskFull: Bool = false) {
-        plan.withLock { $0 = Plan(pathPrefix: pathPrefix, remaining: failAt.map { $0 - 1 }, diskFull: diskFull) }
+    package static func arm(pathPrefix: String, failAt: Int?, diskFull: Bool = false, powerLoss: Bool = false) {
+        plans.withLock { $0[pathPrefix] = Plan(pathPrefix: pathPrefix, remaining: failAt.map { $0 - 1 }, diskFull: diskFull, powerLoss: powerLoss) }
     }
 
-    /// Disarms; returns how many calls were counted and which one failed.
+    /// Disarms; returns how many calls were counted, which one failed, and (power
+    /// loss) the writes not synced when it did, oldest first.
     @discardableResult
-    package static func disarm() -> (calls: Int, failed: Call?) {
-        plan.withLock { current in
-            defer { current = nil }
-            return (current?.calls ?? 0, current?.failed)
+    package static func disarm(pathPrefix: String) -> (calls: Int, failed: Call?, unsynced: [UnsyncedWrite]) {
+        plans.withLock { all in
+            let current = all.removeValue(forKey: pathPrefix)
+            return (current?.calls ?? 0, current?.failed, current?.unsynced ?? [])
+        }
+    }
+
+    /// The key of the plan covering `path` (one lookup per armed plan; none armed: nothing to do).
+    private static func key(for path: String, in all: [String: Plan]) -> String? {
+        guard !all.isEmpty else { return nil }
+        return all.keys.first { path.hasPrefix($0) }
+    }
+
+    /// Power-loss mode: whether writes to `path` are being recorded.
+    static func isRecording(_ path: String) -> Bool {
+        plans.withLock { all in key(for: path, in: all).flatMap { all[$0] }.map { $0.powerLoss && $0.failed == nil } ?? false }
+    }
+
+    /// Records a write about to be made (power-loss mode).
+    static func recordWrite(_ write: UnsyncedWrite) {
+        plans.withLock { all in
+            if let key = key(for: write.path, in: all) { all[key]?.unsynced.append(write) }
+        }
+    }
+
+    /// A sync of `path` succeeded: its writes are durable.
+    static func didSync(_ path: String) {
+        plans.withLock { all in
+            if let key = key(for: path, in: all) { all[key]?.unsynced.removeAll { $0.path == path } }
         }
     }
 
     /// The error code to return instead of making `call` on `path`, or nil to go ahead.
     static func failure(_ call: Call, path: String) -> Int32? {
-        plan.withLock { current -> Int32? in
-            guard var active = current, active.failed == nil, path.hasPrefix(active.pathPrefix) else { return nil }
+        plans.withLock { all -> Int32? in
+            guard let key = key(for: path, in: all), var active = all[key] else { return nil }
+            // After a simulated crash nothing reaches the disk any more.
+            if active.failed != nil { return active.powerLoss ? SQLITE_IOERR_WRITE_CODE : nil }
             active.calls += 1
-            defer { current = active }
+            defer { all[key] = active }
             guard let remaining = active.remaining else { return nil }
             if remaining > 0 {
                 active.remaining = remaining - 1

@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// The state behind one file SQLite opened through the vault VFS: the wrapped
 /// (unix) file, its layout and its sealer.
@@ -68,10 +69,22 @@ final class SealedFile {
 
     func physicalWrite(_ buffer: UnsafeRawPointer, _ amount: Int, _ offset: Int64) -> Int32 {
         if let injected = FaultInjection.failure(.write, path: path) { return injected }
+        if FaultInjection.isRecording(path) { recordUnsyncedWrite(amount, offset) }
         guard let xWrite = io.xWrite else { return SQLITE_IOERR_WRITE_CODE }
         let status = xWrite(wrapped, buffer, Int32(amount), offset)
         if status == SQLITE_OK { knownPhysicalSize = max(knownPhysicalSize, offset + Int64(amount)) }
         return status
+    }
+
+    /// Power-loss simulation (tests only): what this write is about to replace.
+    private func recordUnsyncedWrite(_ amount: Int, _ offset: Int64) {
+        guard let xRead = io.xRead, let xFileSize = io.xFileSize else { return }
+        var size: sqlite3_int64 = 0
+        _ = xFileSize(wrapped, &size)
+        let present = max(0, min(Int64(amount), size - offset))
+        var previous = [UInt8](repeating: 0, count: Int(present))
+        if present > 0 { _ = previous.withUnsafeMutableBytes { xRead(wrapped, $0.baseAddress, Int32(present), offset) } }
+        FaultInjection.recordWrite(.init(path: path, offset: offset, count: amount, previous: previous, previousSize: size))
     }
 
     func physicalSize() -> (status: Int32, size: Int64) {
@@ -224,7 +237,32 @@ final class SealedFile {
         if case .wal = layout, WALTail.isRecoveryRead(amount: amount, offset: offset) {
             return readDuringRecovery(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
         }
+        if case .database = layout, offset + Int64(amount) <= 100 {
+            return readDatabaseHeader(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
+        }
         return readUnits(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
+    }
+
+    /// A read of the first 100 bytes of page 1 alone: SQLite reads them straight
+    /// from the database file when it opens (sqlite3PagerReadFileheader), before
+    /// recovering the WAL or playing back a journal, only to learn the page
+    /// size, the reserve and the vacuum mode — and reads page 1 itself later,
+    /// through the WAL. Power loss during a checkpoint can tear page 1 in the
+    /// database file while the WAL still holds it whole; then these bytes are
+    /// served from what every vault has in common (nothing stored), and the real
+    /// page 1 is authenticated when SQLite reads it — from the WAL, or from this
+    /// file, failing there if it really is damaged.
+    private func readDatabaseHeader(_ buffer: UnsafeMutableRawPointer, amount: Int, offset: Int64, layout: SealedFileLayout, sealer: UnitSealer) -> Int32 {
+        quiet = true
+        let status = readUnits(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
+        quiet = false
+        guard status == SQLITE_IOERR_DATA_CODE else { return status }
+        let header = VaultFileHeader.sqliteHeaderStandIn(walMode: FileManager.default.fileExists(atPath: path + "-wal"))
+        return header.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress, offset >= 0 else { return status }
+            buffer.copyMemory(from: base + Int(offset), byteCount: amount)
+            return SQLITE_OK
+        }
     }
 
     /// A read of the WAL header or of a whole frame, as SQLite's WAL recovery

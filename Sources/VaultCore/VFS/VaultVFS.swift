@@ -57,6 +57,10 @@ import Foundation
 //     that fails to open reads as the end of the log (WALTail.swift,
 //     SealedFile.isTornJournalTail), as stock SQLite drops a torn tail. Damage
 //     anywhere else is still an integrity failure.
+// 14. SQLite reads the first 100 bytes of page 1 raw when it opens, before WAL
+//     recovery (btree.c, sqlite3PagerReadFileheader): a page 1 torn by power
+//     loss mid-checkpoint gets a stand-in for those bytes (geometry only); the
+//     page itself is authenticated when read (SealedFile.readDatabaseHeader).
 //
 // WHAT IS LEFT OUT
 //
@@ -329,7 +333,9 @@ nonisolated(unsafe) private var sealedIOMethods = IOMethodsTable(methods: {
     m.xSync = { file, flags in
         guard let (w, io) = wrappedMethods(file), let f = io.xSync else { return SQLITE_IOERR }
         if let state = sealedFile(file), let injected = FaultInjection.failure(.sync, path: state.path) { return injected }
-        return f(w, flags)
+        let status = f(w, flags)
+        if status == SQLITE_OK, let state = sealedFile(file) { FaultInjection.didSync(state.path) }
+        return status
     }
     m.xLock = { file, level in
         guard let (w, io) = wrappedMethods(file), let f = io.xLock else { return SQLITE_IOERR }
