@@ -92,3 +92,33 @@ struct CheckedReadTests {
         #expect(outcome == ["integrity", "object read"])
     }
 }
+
+@Suite("Creating a vault on a full disk")
+struct CreationErrorTests {
+    @Test("a failure while a vault is created names the path given (not the hidden temporary file) and says when the disk is full")
+    func diskFullAtCreation() throws {
+        let directory = try TemporaryDirectory("creation-errors")
+        var sawDiskFull = false
+        for point in 1...8 {
+            let folder = directory.file("p\(point)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            let url = folder.appendingPathComponent("v.vault")
+            FaultInjection.arm(pathPrefix: folder.path + "/", failAt: point, diskFull: true)
+            let message: String
+            do {
+                _ = try VaultDatabase(configuration: VaultDatabase.Configuration(fileURL: url, masterKey: try MasterKey(bytes: testKey)))
+                message = "created"
+            } catch {
+                message = "\(error)"
+            }
+            let fired = FaultInjection.disarm(pathPrefix: folder.path + "/").failed
+            guard message != "created", fired != nil else { continue }
+            #expect(!message.contains("vaultkit-new"), "point \(point): \(message)")
+            if fired == .write {
+                #expect(message.contains("the disk is full") && message.contains(url.path), "point \(point): \(message)")
+                sawDiskFull = true
+            }
+        }
+        #expect(sawDiskFull)
+    }
+}

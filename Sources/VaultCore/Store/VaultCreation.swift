@@ -38,9 +38,25 @@ enum VaultCreation {
                 }
             }
         } catch let error as VaultError {
-            throw error
+            throw creationFailure(error, path: path)
         } catch {
             throw VaultError.io(path: path, detail: "\(error)")
+        }
+    }
+
+    /// The error of a failed creation, about the path the caller gave (never the
+    /// hidden temporary file it was built under), saying "disk full" when it was.
+    private static func creationFailure(_ error: VaultError, path: String) -> VaultError {
+        func isDiskFull(_ text: String) -> Bool { text.contains("SQLite code 13") || text.contains("database or disk is full") || text.contains("No space left") }
+        switch error {
+        case .io(_, let detail):
+            if isDiskFull(detail) { return .io(path: path, detail: "cannot create the vault: the disk is full") }
+            return .io(path: path, detail: "cannot create the vault: " + detail.replacingOccurrences(of: " (SQLite code", with: " (code"))
+        case .sqlite(let failure):
+            if failure.code == .full || isDiskFull(failure.message) { return .io(path: path, detail: "cannot create the vault: the disk is full") }
+            return .io(path: path, detail: "cannot create the vault: \(failure.message) (SQLite code \(failure.extendedCode))")
+        default:
+            return error
         }
     }
 
