@@ -103,6 +103,10 @@ struct FaultInjectionTests {
                 let fired = FaultInjection.disarm(pathPrefix: folder.path + "/")
                 if let failed = fired.failed { kinds.withLock { $0[failed.rawValue, default: 0] += 1 } }
                 if let error = run.error, !(error is VaultError || error is VaultObjectError) { return "untyped \(type(of: error)): \(error)" }
+                // No stored value in any message (the workload's values: "item 3", "renamed 2", "owner", "n21n21…").
+                if let error = run.error, ["item ", "renamed", "owner", "n21n21"].contains(where: { "\(error)".contains($0) }) {
+                    return "a stored value in the message: \(error)"
+                }
                 let state = try Self.read(url)
                 let last = run.committed.last ?? State()
                 if state == last || (run.attempted != nil && state == run.attempted) { return "ok" }
