@@ -108,6 +108,11 @@ public final class Database {
             return .readOnly(path: path, detail: message)
         case SQLITE_CORRUPT:
             return .integrity(IntegrityFailure(path: path, location: .databaseStructure, reason: message))
+        case SQLITE_FULL:
+            return .io(path: path, detail: "the disk is full")
+        case SQLITE_IOERR:
+            // The file system failed a read, write or sync: say so, with the file.
+            return .io(path: path, detail: "the file system reported an I/O error (SQLite code \(status))")
         default:
             return .sqlite(SQLiteError(extendedCode: status, message: message, sql: sql))
         }
