@@ -24,6 +24,23 @@ struct FaultInjectionTests {
         var committed = [State()]
         var attempted: State?
         do {
+            try runWrites(url, &state, &committed, &attempted)
+            // Key maintenance on the closed vault: a master-key rotation, then a rekey (data unchanged).
+            attempted = nil
+            try VaultMaintenance.rotateMasterKey(ofVaultAt: url, from: try MasterKey(bytes: testKey), to: try MasterKey(bytes: Self.rotatedKey))
+            try VaultMaintenance.rekey(vaultAt: url, from: try MasterKey(bytes: Self.rotatedKey), to: try MasterKey(bytes: Self.rekeyedKey))
+            return (committed, nil, nil)
+        } catch {
+            return (committed, attempted, error)
+        }
+    }
+
+    /// The keys the workload rotates to, then rekeys to (the vault opens under exactly one).
+    static let rotatedKey = Data(repeating: 0x22, count: 64)
+    static let rekeyedKey = Data(repeating: 0x33, count: 64)
+
+    private static func runWrites(_ url: URL, _ state: inout State, _ committed: inout [State], _ attempted: inout State?) throws {
+        do {
             let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self]))
             let steps: [(Vault, inout State) throws -> Void] = [
                 { vault, s in for id in 1...20 { vault.add(NItem(id, "item \(id)")); s.items[id] = "item \(id)" } },
@@ -57,15 +74,26 @@ struct FaultInjectionTests {
                 state = next
                 committed.append(state)
             }
-            return (committed, nil, nil)
-        } catch {
-            return (committed, attempted, error)
         }
     }
 
     static func read(_ url: URL) throws -> State {
         try onNewThread {
-            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self]))
+            // The key the vault is under (a rotation or rekey cut short leaves the old or the new one).
+            var opened: Vault?
+            var lastError: Error?
+            for key in [testKey, Self.rotatedKey, Self.rekeyedKey] {
+                do {
+                    opened = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: key, objectTypes: [NItem.self, NOwner.self]))
+                    break
+                } catch VaultError.wrongKey {
+                    continue
+                } catch {
+                    lastError = error
+                    break
+                }
+            }
+            guard let vault = opened else { throw lastError ?? VaultError.misuse("no key opens the vault") }
             try vault.verify()
             var state = State()
             for item in try vault.objects(NItem.self).fetch() { state.items[item.id] = item.name }
@@ -88,9 +116,13 @@ struct FaultInjectionTests {
         let countingFolder = try runDirectory("count")
         let counting = countingFolder.appendingPathComponent("v.vault")
         FaultInjection.arm(pathPrefix: countingFolder.path + "/", failAt: nil)
-        let clean = try onNewThread { Self.runWorkload(counting).committed.count }
+        let (clean, cleanState) = try onNewThread { () -> (Int, State?) in
+            let run = Self.runWorkload(counting)
+            return (run.committed.count, run.error == nil ? run.committed.last : nil)
+        }
         let total = FaultInjection.disarm(pathPrefix: countingFolder.path + "/").calls
         #expect(clean == 8 && total > 50, "\(clean) states, \(total) I/O calls")
+        #expect(try Self.read(counting) == cleanState, "the clean run ends under the rekeyed key with every object")
 
         let kinds = Locked<[String: Int]>([:])
         var untyped: [String] = []

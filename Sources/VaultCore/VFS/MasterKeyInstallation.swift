@@ -60,7 +60,7 @@ extension SealedFile {
             raw.baseAddress.map { physicalWrite($0, raw.count, Int64(offset)) } ?? SQLITE_IOERR_WRITE_CODE
         }
         guard status == SQLITE_OK else { throw VaultError.io(path: path, detail: "cannot write key slot \(index == 0 ? "A" : "B")") }
-        guard let sync = wrapped.pointee.pMethods.pointee.xSync, sync(wrapped, SQLITE_SYNC_FULL) == SQLITE_OK else {
+        guard physicalSync() == SQLITE_OK else {
             throw VaultError.io(path: path, detail: "cannot fsync the vault header")
         }
     }

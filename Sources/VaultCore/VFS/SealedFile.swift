@@ -76,6 +76,16 @@ final class SealedFile {
         return status
     }
 
+    /// fsync of the wrapped file for writes VaultKit makes itself (the vault
+    /// header, key slots), through the same fault-injection hook as SQLite's syncs.
+    func physicalSync() -> Int32 {
+        if let injected = FaultInjection.failure(.sync, path: path) { return injected }
+        guard let xSync = io.xSync else { return SQLITE_IOERR_FSYNC_CODE }
+        let status = xSync(wrapped, SQLITE_SYNC_FULL)
+        if status == SQLITE_OK { FaultInjection.didSync(path) }
+        return status
+    }
+
     /// Power-loss simulation (tests only): what this write is about to replace.
     private func recordUnsyncedWrite(_ amount: Int, _ offset: Int64) {
         guard let xRead = io.xRead, let xFileSize = io.xFileSize else { return }

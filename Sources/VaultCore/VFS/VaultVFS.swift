@@ -240,7 +240,7 @@ private func openMainDatabase(wrapped: UnsafeMutablePointer<sqlite3_file>, path:
             bytes.baseAddress.map { probe.physicalWrite($0, bytes.count, 0) } ?? SQLITE_IOERR_WRITE_CODE
         }
         guard status == SQLITE_OK else { throw VaultError.io(path: path, detail: "cannot write the vault header (SQLite code \(status))") }
-        if let sync = wrapped.pointee.pMethods.pointee.xSync { _ = sync(wrapped, SQLITE_SYNC_FULL) }
+        guard probe.physicalSync() == SQLITE_OK else { throw VaultError.io(path: path, detail: "cannot fsync the new vault header") }
     } else {
         var block = [UInt8](repeating: 0, count: Int(min(size, Int64(VaultFileHeader.blockSize))))
         let status = block.withUnsafeMutableBytes { bytes in
