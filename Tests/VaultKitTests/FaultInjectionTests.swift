@@ -4,7 +4,8 @@ import VaultCore
 import VaultTestSupport
 @testable import VaultKit
 
-// Every I/O call of a write-heavy workload made to fail in turn (VFS/FaultInjection.swift):
+// Every I/O call of a write-heavy workload (writes with lists, a checkpoint, a
+// key rotation, a rekey, a migration) made to fail in turn (VFS/FaultInjection.swift):
 // each failure must surface as a typed error, and the vault must open again with
 // every transaction reported committed — exactly — and pass verify().
 
@@ -29,6 +30,8 @@ struct FaultInjectionTests {
             attempted = nil
             try VaultMaintenance.rotateMasterKey(ofVaultAt: url, from: try MasterKey(bytes: testKey), to: try MasterKey(bytes: Self.rotatedKey))
             try VaultMaintenance.rekey(vaultAt: url, from: try MasterKey(bytes: Self.rotatedKey), to: try MasterKey(bytes: Self.rekeyedKey))
+            // The next app version: a migration adding a required property computed from another.
+            _ = try Vault(configuration: NotificationModelsV1.configuration(url, key: Self.rekeyedKey))
             return (committed, nil, nil)
         } catch {
             return (committed, attempted, error)
@@ -80,11 +83,12 @@ struct FaultInjectionTests {
     static func read(_ url: URL) throws -> State {
         try onNewThread {
             // The key the vault is under (a rotation or rekey cut short leaves the old or the new one).
+            // Opened as the migrated version (migrating here when the run stopped before it did).
             var opened: Vault?
             var lastError: Error?
             for key in [testKey, Self.rotatedKey, Self.rekeyedKey] {
                 do {
-                    opened = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: key, objectTypes: [NItem.self, NOwner.self]))
+                    opened = try Vault(configuration: NotificationModelsV1.configuration(url, key: key))
                     break
                 } catch VaultError.wrongKey {
                     continue
@@ -96,8 +100,11 @@ struct FaultInjectionTests {
             guard let vault = opened else { throw lastError ?? VaultError.misuse("no key opens the vault") }
             try vault.verify()
             var state = State()
-            for item in try vault.objects(NItem.self).fetch() { state.items[item.id] = item.name }
-            state.list = try vault.objects(NOwner.self).fetch().first.map { Array($0.items.map(\.id)) } ?? []
+            for item in try vault.objects(NotificationModelsV1.NItem.self).fetch() {
+                guard item.label == "label " + item.name else { throw VaultError.misuse("item \(item.id) was migrated incompletely") }
+                state.items[item.id] = item.name
+            }
+            state.list = try vault.objects(NotificationModelsV1.NOwner.self).fetch().first.map { Array($0.items.map(\.id)) } ?? []
             return state
         }
     }

@@ -119,3 +119,31 @@ enum PartsV1 {
         @Persisted var spare: Part?
     }
 }
+
+// The notification models (NItem, NOwner) at schema version 1: a required
+// `label` computed by the migration (the fault-injection workload migrates to it).
+enum NotificationModelsV1 {
+    final class NItem: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted var score = 0
+        @Persisted var owner: NOwner?
+        @Persisted var label = ""
+    }
+
+    final class NOwner: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted var items: List<NItem>
+        @Persisted var tags: MutableSet<String>
+    }
+
+    /// Version 1's configuration under `key`: the migration fills `label`.
+    static func configuration(_ url: URL, key: Data) -> Vault.Configuration {
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: key, schemaVersion: 1, objectTypes: [NItem.self, NOwner.self])
+        configuration.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "NItem") { old, new in new?["label"] = "label " + (old?["name"] as? String ?? "") }
+        }
+        return configuration
+    }
+}
