@@ -137,6 +137,46 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
         }
     }
 
+    /// Replaces the elements in `subrange` with `newElements` (Realm's and
+    /// `RangeReplaceableCollection`'s `replaceSubrange`).
+    public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
+        edit { entries in
+            precondition(subrange.lowerBound >= 0 && subrange.upperBound <= entries.count, "List range \(subrange) out of bounds (count \(entries.count))")
+            entries.replaceSubrange(subrange, with: newElements.map { element -> (entryID: Int64?, element: Element) in (nil, element) })
+        }
+    }
+
+    /// Removes the elements in `bounds`.
+    public func removeSubrange(_ bounds: Range<Int>) {
+        replaceSubrange(bounds, with: EmptyCollection())
+    }
+
+    /// Inserts the elements of `newElements` at `index`.
+    public func insert<C: Collection>(contentsOf newElements: C, at index: Int) where C.Element == Element {
+        replaceSubrange(index..<index, with: newElements)
+    }
+
+    /// Removes the elements at `offsets` (SwiftUI's `onDelete` hands these).
+    public func remove(atOffsets offsets: IndexSet) {
+        edit { entries in
+            precondition(offsets.allSatisfy { entries.indices.contains($0) }, "List offsets out of bounds (count \(entries.count))")
+            for offset in offsets.reversed() { entries.remove(at: offset) }
+        }
+    }
+
+    /// Moves the elements at `source` to before the element that was at
+    /// `destination` (SwiftUI's `onMove` semantics, as `Array.move(fromOffsets:toOffset:)`).
+    public func move(fromOffsets source: IndexSet, toOffset destination: Int) {
+        edit { entries in
+            precondition(source.allSatisfy { entries.indices.contains($0) } && destination >= 0 && destination <= entries.count,
+                         "List move(fromOffsets:toOffset: \(destination)) out of bounds (count \(entries.count))")
+            let moving = source.map { entries[$0] }
+            let before = source.filter { $0 < destination }.count
+            for offset in source.reversed() { entries.remove(at: offset) }
+            entries.insert(contentsOf: moving, at: destination - before)
+        }
+    }
+
     func assignUnmanaged(from value: Any) -> Bool {
         guard let array = value as? [Any] else { return false }
         let elements = array.compactMap { $0 as? Element }

@@ -13,7 +13,7 @@ import VaultCore
 /// migration's old object gives a list or set as an array and a map as a
 /// dictionary of its old elements; new objects' collections are not set this
 /// way (use `renameProperty` to move one).
-public final class DynamicObject: Object, CustomStringConvertible {
+public final class DynamicObject: Object {
     enum MigrationStorage {
         /// Values read before the migration block could change them, with the stored layout.
         case snapshot(Migration, [String: DatabaseValue], [String: StoredProperty])
@@ -88,7 +88,7 @@ public final class DynamicObject: Object, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(className) (row \(rowID))" }
+    public override var description: String { migrationStorage == nil ? super.description : "\(className) (row \(rowID))" }
 }
 
 /// Values without a Swift class: a stored value as its property type's Swift

@@ -7,7 +7,7 @@ import VaultCore
 /// the object) until it is added to a vault; then it is *managed*: its
 /// properties read and write the vault's row, through a cache that is
 /// refreshed when the vault changes.
-open class ObjectBase {
+open class ObjectBase: CustomStringConvertible {
     /// The object's link to its row once managed; `nil` while unmanaged.
     @usableFromInline final var manager: ManagedObject?
 
@@ -43,6 +43,31 @@ open class ObjectBase {
             }
             setValue(newValue, at: index, schema: schema)
         }
+    }
+
+    /// The class and its property values, as Realm prints an object:
+    /// `Person {\n\tname = Ada;\n\tage = 36;\n}`. Links show the linked class,
+    /// collections their kind and size (never whole graphs). An invalidated
+    /// object prints as such. Override it with `override var description`.
+    open var description: String {
+        guard let schema = keyValueSchema else { return String(describing: type(of: self)) }
+        if isInvalidated { return "[invalid object of type \(schema.className)]" }
+        let lines = schema.properties.indices.map { index -> String in
+            let property = schema.properties[index]
+            let text: String
+            if property.originProperty != nil {
+                text = "LinkingObjects<\(property.objectClassName ?? "?")>"
+            } else if let kind = property.collectionKind {
+                let count = (value(at: index, schema: schema) as? [Any])?.count ?? (value(at: index, schema: schema) as? [String: Any])?.count ?? 0
+                text = "\(kind.rawValue.capitalized)<\(property.objectClassName ?? property.type.rawValue)> (\(count) elements)"
+            } else if property.type == .object {
+                text = value(at: index, schema: schema) == nil ? "nil" : "\(property.objectClassName ?? "?") object"
+            } else {
+                text = value(at: index, schema: schema).map { "\($0)" } ?? "nil"
+            }
+            return "\t\(property.name) = \(text);"
+        }
+        return "\(schema.className) {\n" + lines.joined(separator: "\n") + "\n}"
     }
 
     /// Whether both are the same stored object (same vault file, class and row),

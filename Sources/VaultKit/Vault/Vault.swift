@@ -159,3 +159,10 @@ public final class Vault {
         set { session.deferredError = newValue }
     }
 }
+
+extension Vault: Equatable {
+    /// Two handles are equal when they are the same vault instance: the same
+    /// file, opened on the same thread or queue (they share one session), as
+    /// Realm's instances compare.
+    public static func == (lhs: Vault, rhs: Vault) -> Bool { lhs.session === rhs.session }
+}
