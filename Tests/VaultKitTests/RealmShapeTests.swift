@@ -69,3 +69,37 @@ struct RealmShapeTests {
         #expect(elsewhere)
     }
 }
+
+@Suite("beginWrite as in Realm")
+struct BeginWriteTests {
+    @Test("beginWrite() does not throw; a failure to begin is thrown by commitWrite(), the operations in between skipped; a nested write {} throws")
+    func failureDeferredToCommit() throws {
+        let directory = try TemporaryDirectory("begin-write")
+        var configuration = Vault.Configuration(fileURL: directory.file("b.vault"), encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self])
+        configuration.maximumNumberOfActiveVersions = 1
+        let vault = try Vault(configuration: configuration)
+        vault.beginWrite()
+        vault.add(NItem(1, "a"))
+        try vault.commitWrite()
+
+        // A vault on another queue keeps the first version alive: beginning the next write fails (too many versions).
+        let queue = DispatchQueue(label: "vaultkit.tests.begin-write")
+        var idle: Vault?
+        try queue.sync {
+            idle = try Vault(configuration: configuration, queue: queue)
+            _ = idle?.objects(NItem.self).count
+        }
+        try vault.write { vault.add(NItem(2, "b")) }   // the idle vault's version and this one: at the limit from here on
+        vault.beginWrite()
+        #expect(vault.isInWriteTransaction)
+        vault.add(NItem(3, "c"))                        // skipped
+        #expect(throws: VaultObjectError.self) { try vault.commitWrite() }
+        #expect(!vault.isInWriteTransaction)
+        #expect(vault.objects(NItem.self).count == 2, "the skipped add left nothing")
+
+        queue.sync { idle = nil }
+        #expect(throws: VaultObjectError.alreadyInWriteTransaction) {
+            try vault.write { try vault.write {} }
+        }
+    }
+}

@@ -308,7 +308,7 @@ struct WriteTransactionTests {
         let url = scratch.file("held.vault")
         let configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [Ticket.self])
         let vault = try Vault(configuration: configuration)
-        try vault.beginWrite()
+        vault.beginWrite()
         vault.add(Ticket(value: ["id": 1, "title": "one"]))
         // A vault on another thread is another instance with its own connections.
         let countElsewhere: @Sendable () throws -> Int = {
@@ -322,7 +322,7 @@ struct WriteTransactionTests {
         // is not shared with this one): rolled back, the file stays usable.
         try onNewThread {
             let abandoned = try Vault(configuration: configuration)
-            try abandoned.beginWrite()
+            abandoned.beginWrite()
             abandoned.add(Ticket(value: ["id": 2, "title": "two"]))
         }
         #expect(vault.refresh() == false, "the abandoned write committed nothing")

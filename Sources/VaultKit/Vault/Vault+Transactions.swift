@@ -13,7 +13,8 @@ extension Vault {
     /// rethrows if `block` throws or any operation inside it failed.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        try beginWrite()
+        guard !isInWriteTransaction else { throw VaultObjectError.alreadyInWriteTransaction }
+        try openWriteTransaction()
         let result: Result
         do {
             result = try block()
@@ -31,9 +32,27 @@ extension Vault {
     /// lock, not one per operation); commit or cancel it on the same thread.
     /// Unavailable from async code: an `await` between `beginWrite()` and
     /// `commitWrite()` may resume on another thread while the lock is held.
+    ///
+    /// It does not throw, as Realm's does not: a failure to open the transaction
+    /// (the writer busy past its timeout, another process's migration) is
+    /// recorded, the operations until the end of the transaction are skipped,
+    /// and ``commitWrite()`` throws it. Beginning a write inside a write is a
+    /// programmer error and stops the program, as Realm's exception does.
     @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
-    public func beginWrite() throws {
-        guard !isInWriteTransaction else { throw VaultObjectError.alreadyInWriteTransaction }
+    public func beginWrite() {
+        precondition(!isInWriteTransaction, "The vault at \(path) is already in a write transaction: commit or cancel it before beginning another")
+        do {
+            try openWriteTransaction()
+        } catch {
+            // A transaction that holds nothing and only fails: commitWrite() throws the error.
+            writeDepth = 1
+            borrowingThread = currentThreadIdentifier()
+            deferredError = error
+        }
+    }
+
+    /// Opens the write transaction, throwing what stops it (see ``beginWrite()``).
+    private func openWriteTransaction() throws {
         if let change = session.externalSchemaChange { throw change }
         let writer = try database.borrowWriter()
         do {
@@ -119,7 +138,8 @@ extension Vault {
     public func cancelWrite() {
         guard isInWriteTransaction else { return }
         _ = endCapture()
-        _ = try? withDatabase { db in try db.execute("ROLLBACK TRANSACTION") }
+        // A transaction that failed to begin holds no writer: nothing to roll back.
+        if let writer = borrowedWriter { _ = try? writer.execute("ROLLBACK TRANSACTION") }
         // Tables created by a first use inside the transaction are gone: register those classes again when next used.
         for className in session.registeredInWrite {
             if let schema = schemasByName.removeValue(forKey: className) { schemas[ObjectIdentifier(schema.type)] = nil }
