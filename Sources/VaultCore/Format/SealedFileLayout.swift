@@ -115,6 +115,14 @@ enum SealedFileLayout: Sendable {
         }
     }
 
+    /// Where WAL frame `number` (1-based) starts, logically: its header, then its page.
+    static func walFrameOffset(_ number: Int64) -> Int64 { walHeaderSize + (number - 1) * walFrameSize }
+
+    /// How many frames a WAL of `physicalSize` bytes holds (a frame cut short counts).
+    static func walFrameCount(physicalSize: Int64) -> Int64 {
+        max(0, (wal.logicalSize(physicalSize: physicalSize) - walHeaderSize) / walFrameSize)
+    }
+
     /// The physical size that keeps every unit holding a byte below `logicalSize`.
     func physicalSize(logicalSize: Int64) -> Int64 {
         guard logicalSize > 0 else {

@@ -62,7 +62,7 @@ extension VaultMaintenance {
             if FileManager.default.fileExists(atPath: saved) { try FileManager.default.removeItem(atPath: saved) }
             try FileManager.default.copyItem(atPath: walPath, toPath: saved)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: walPath))
-            try handle.truncate(atOffset: UInt64(SealedFileLayout.wal.physicalSize(logicalSize: SealedFileLayout.walHeaderSize + scan.keepFrames * SealedFileLayout.walFrameSize)))
+            try handle.truncate(atOffset: UInt64(SealedFileLayout.wal.physicalSize(logicalSize: SealedFileLayout.walFrameOffset(scan.keepFrames + 1))))
             try handle.synchronize()
             try handle.close()
             // The wal-index describes the log as it was: SQLite rebuilds it from the cut log.

@@ -31,12 +31,10 @@ struct WALFileReader {
         }
         var salts: UInt64?
         if damaged > 0, open(at: 0, into: buffer) { salts = buffer.loadUnaligned(fromByteOffset: 16, as: UInt64.self) }
-        func frameStart(_ number: Int64) -> Int64 { SealedFileLayout.walHeaderSize + (number - 1) * SealedFileLayout.walFrameSize }
-        let frameCount = (layout.logicalSize(physicalSize: Int64(data.count)) - SealedFileLayout.walHeaderSize) / SealedFileLayout.walFrameSize
         return WALTail.isTornTail(
-            damaged: damaged, frameCount: frameCount, salts: salts,
-            frameHeader: { number in open(at: frameStart(number), into: buffer) ? UnsafeRawPointer(buffer) : nil },
-            pageOpens: { number in open(at: frameStart(number) + Int64(SealedFileLayout.walFrameHeaderSize), into: buffer) })
+            damaged: damaged, frameCount: SealedFileLayout.walFrameCount(physicalSize: Int64(data.count)), salts: salts,
+            frameHeader: { number in open(at: SealedFileLayout.walFrameOffset(number), into: buffer) ? UnsafeRawPointer(buffer) : nil },
+            pageOpens: { number in open(at: SealedFileLayout.walFrameOffset(number) + Int64(SealedFileLayout.walFrameHeaderSize), into: buffer) })
     }
 
     /// Opens the unit at logical `offset` into `output`.
@@ -52,7 +50,7 @@ struct WALFileReader {
     /// The first unit of the current log that fails to open, and where to cut:
     /// after the last commit frame before it. A log whose header fails keeps nothing.
     func scanForDamage() -> (firstDamage: IntegrityFailure?, frameCount: Int64, keepFrames: Int64, commitsAfter: Int) {
-        let frameCount = max(0, (layout.logicalSize(physicalSize: Int64(data.count)) - SealedFileLayout.walHeaderSize) / SealedFileLayout.walFrameSize)
+        let frameCount = SealedFileLayout.walFrameCount(physicalSize: Int64(data.count))
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: SealedFileLayout.pageSize, alignment: 16)
         defer {
             Sodium.wipe(UnsafeMutableRawBufferPointer(start: buffer, count: SealedFileLayout.pageSize))
@@ -66,7 +64,7 @@ struct WALFileReader {
         var lastCommit: Int64 = 0
         var number: Int64 = 1
         while number <= frameCount {
-            let start = SealedFileLayout.walHeaderSize + (number - 1) * SealedFileLayout.walFrameSize
+            let start = SealedFileLayout.walFrameOffset(number)
             guard open(at: start, into: buffer) else { return (failure(.walFrame(UInt64(number))), frameCount, lastCommit, commits(after: lastCommit, frameCount: frameCount, salts: salts)) }
             // A frame of an older log (other salts): the current log ended before it.
             guard buffer.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == salts else { break }
@@ -87,8 +85,7 @@ struct WALFileReader {
         var count = 0
         var number = frame + 1
         while number <= frameCount {
-            let start = SealedFileLayout.walHeaderSize + (number - 1) * SealedFileLayout.walFrameSize
-            if open(at: start, into: buffer), WALTail.isCommitFrame(buffer, salts: salts) { count += 1 }
+            if open(at: SealedFileLayout.walFrameOffset(number), into: buffer), WALTail.isCommitFrame(buffer, salts: salts) { count += 1 }
             number += 1
         }
         return count

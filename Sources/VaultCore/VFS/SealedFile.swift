@@ -305,16 +305,14 @@ final class SealedFile {
         }
         let (status, size) = physicalSize()
         guard status == SQLITE_OK else { return false }
-        func frameStart(_ number: Int64) -> Int64 { SealedFileLayout.walHeaderSize + (number - 1) * SealedFileLayout.walFrameSize }
         return WALTail.isTornTail(
-            damaged: frame, frameCount: (layout.logicalSize(physicalSize: size) - SealedFileLayout.walHeaderSize) / SealedFileLayout.walFrameSize,
-            salts: salts,
+            damaged: frame, frameCount: SealedFileLayout.walFrameCount(physicalSize: size), salts: salts,
             frameHeader: { number in
-                readUnits(header, amount: SealedFileLayout.walFrameHeaderSize, offset: frameStart(number), layout: layout, sealer: sealer) == SQLITE_OK
+                readUnits(header, amount: SealedFileLayout.walFrameHeaderSize, offset: SealedFileLayout.walFrameOffset(number), layout: layout, sealer: sealer) == SQLITE_OK
                     ? UnsafeRawPointer(header) : nil
             },
             pageOpens: { number in
-                readUnits(scratchUnit, amount: SealedFileLayout.pageSize, offset: frameStart(number) + Int64(SealedFileLayout.walFrameHeaderSize),
+                readUnits(scratchUnit, amount: SealedFileLayout.pageSize, offset: SealedFileLayout.walFrameOffset(number) + Int64(SealedFileLayout.walFrameHeaderSize),
                           layout: layout, sealer: sealer) == SQLITE_OK
             })
     }

@@ -138,7 +138,7 @@ extension Migration {
         let rebuilt = plan.toRebuild.contains { $0.schema.className == className }
         let table = quoteIdentifier(rebuilt ? SchemaChange.oldTableName(className) : className)
         let ordered = layout.values.sorted { $0.storedName < $1.storedName }
-        let list = ordered.map { $0.kind == "primary-rowid" ? "\"_vk_id\"" : quoteIdentifier($0.storedName) }.joined(separator: ", ")
+        let list = ordered.map(\.columnSQL).joined(separator: ", ")
         guard !ordered.isEmpty, let row = try? database.fetchOne("SELECT \(list) FROM \(table) WHERE \"_vk_id\" = ?", arguments: [.integer(rowID)]) else { return nil }
         var values: [String: DatabaseValue] = [:]
         for (offset, property) in ordered.enumerated() { values[property.storedName] = row[offset] }
@@ -147,9 +147,9 @@ extension Migration {
 
     /// An old object's list or set (an array) or map (a dictionary), as the file stored it.
     func oldCollection(_ property: StoredProperty, className: String, ownerRowID: Int64) -> Any? {
-        let kind = String(property.element.prefix { $0 != "<" })
+        let kind = property.collectionKindName ?? "list"
         let element = String(property.element.drop { $0 != "<" }.dropFirst().dropLast())
-        let table = quoteIdentifier("_vk_\(kind)_\(className)_\(property.storedName)")
+        let table = property.sideTable(of: className)
         let order = kind == "list" ? " ORDER BY \"_vk_position\"" : (kind == "map" ? " ORDER BY \"key\"" : "")
         let keyColumn = kind == "map" ? "\"key\"" : "NULL"
         guard let rows = try? database.fetchAll("SELECT \(keyColumn), \"value\" FROM \(table) WHERE \"_vk_owner\" = ?\(order)", arguments: [.integer(ownerRowID)]) else { return nil }

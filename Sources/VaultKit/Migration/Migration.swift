@@ -126,8 +126,7 @@ public final class Migration {
                 return
             }
             for property in StoredProperty.parse(definition).values where property.isCollection {
-                let kind = String(property.element.prefix { $0 != "<" })
-                try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier("_vk_\(kind)_\(typeName)_\(property.storedName)"))")
+                try db.execute("DROP TABLE IF EXISTS \(property.sideTable(of: typeName))")
             }
             try db.execute(SystemTables.deleteAllSQL(className: typeName))
             try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(typeName))")
@@ -150,13 +149,10 @@ public final class Migration {
         let property = schema.properties[index]
         run(className: typeName, property: newName) { db in
             if property.collectionKind != nil {
-                let kind = String(before.element.prefix { $0 != "<" })
-                let oldSide = quoteIdentifier("_vk_\(kind)_\(typeName)_\(oldName)")
                 try db.execute("DELETE FROM \(schema.collectionTableName(for: property)) WHERE 1")
-                try db.execute("INSERT INTO \(schema.collectionTableName(for: property)) SELECT * FROM \(oldSide)")
+                try db.execute("INSERT INTO \(schema.collectionTableName(for: property)) SELECT * FROM \(before.sideTable(of: typeName))")
             } else {
-                let source = before.kind == "primary-rowid" ? "\"_vk_id\"" : quoteIdentifier(oldName)
-                try db.execute("UPDATE \(schema.tableName) SET \(property.columnSQL) = (SELECT o.\(source) FROM \(old.table) AS o WHERE o.\"_vk_id\" = \(schema.tableName).\"_vk_id\") WHERE 1")
+                try db.execute("UPDATE \(schema.tableName) SET \(property.columnSQL) = (SELECT o.\(before.columnSQL) FROM \(old.table) AS o WHERE o.\"_vk_id\" = \(schema.tableName).\"_vk_id\") WHERE 1")
             }
         }
     }
@@ -173,7 +169,7 @@ public final class Migration {
     /// Reads a table in row-id order, 512 rows a batch (so the block may write meanwhile).
     private func forEachRow(table: String, columns: [String: StoredProperty], _ body: (Int64, [String: DatabaseValue]) -> Void) {
         let readable = columns.values.filter { !$0.isCollection }.sorted { $0.storedName < $1.storedName }
-        let list = (["\"_vk_id\""] + readable.map { $0.kind == "primary-rowid" ? "\"_vk_id\"" : quoteIdentifier($0.storedName) }).joined(separator: ", ")
+        let list = (["\"_vk_id\""] + readable.map(\.columnSQL)).joined(separator: ", ")
         var after = Int64.min
         while error == nil {
             let rows: [Row]

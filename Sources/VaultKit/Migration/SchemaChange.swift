@@ -160,8 +160,7 @@ enum SchemaChange {
     private static func dropRemovedCollections(of schema: ObjectSchema, storedDefinition: String, on db: Database) throws {
         let kept = Set(schema.properties.filter { $0.collectionKind != nil }.map(\.storedName))
         for property in StoredProperty.parse(storedDefinition).values where property.isCollection && !kept.contains(property.storedName) {
-            let kind = String(property.element.prefix { $0 != "<" })
-            try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier("_vk_\(kind)_\(schema.className)_\(property.storedName)"))")
+            try db.execute("DROP TABLE IF EXISTS \(property.sideTable(of: schema.className))")
         }
     }
 }

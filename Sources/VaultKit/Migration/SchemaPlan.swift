@@ -12,6 +12,14 @@ struct StoredProperty: Equatable {
     let kind: String
 
     var isCollection: Bool { element.hasSuffix(">") }
+    /// `list`, `set` or `map` for a collection.
+    var collectionKindName: String? { isCollection ? String(element.prefix { $0 != "<" }) : nil }
+    /// The column that holds it (`_vk_id` for an Int primary key), quoted.
+    var columnSQL: String { kind == "primary-rowid" ? "\"_vk_id\"" : quoteIdentifier(storedName) }
+    /// A collection's side table in class `className`, quoted.
+    func sideTable(of className: String) -> String {
+        quoteIdentifier(CollectionTableName.make(kind: collectionKindName ?? "x", className: className, storedName: storedName))
+    }
     /// The value type of a column property (`nil` for a link or a collection).
     var valueType: PropertyType? { isCollection ? nil : PropertyType(rawValue: element) }
     /// The linked class of a to-one link.
@@ -19,7 +27,7 @@ struct StoredProperty: Equatable {
 
     /// The property as ``Property`` (named by its stored name: the file keeps no other).
     var property: Property {
-        let collection = isCollection ? CollectionKind(rawValue: String(element.prefix { $0 != "<" })) : nil
+        let collection = collectionKindName.flatMap(CollectionKind.init(rawValue:))
         let inner = collection == nil ? element : String(element.drop { $0 != "<" }.dropFirst().dropLast())
         let type = PropertyType(rawValue: inner) ?? .object
         return Property(name: storedName, storedName: storedName, type: type, isOptional: isOptional,
@@ -131,12 +139,17 @@ struct SchemaPlan {
         .migrationRequired(path: path, storedVersion: storedVersion ?? 0, codeVersion: codeVersion, differences: differences)
     }
 
-    /// Throws "migration required" when the changes need a migration and the version was not raised.
-    func checkAllowed(path: String) throws {
+    /// Throws when the code's version is lower than the file's: an older app after a newer one migrated.
+    func checkNotDowngrade(path: String) throws {
         if let storedVersion, codeVersion < storedVersion {
             throw VaultObjectError.migrationRequired(path: path, storedVersion: storedVersion, codeVersion: codeVersion,
                                                      differences: ["the schema version \(codeVersion) is lower than the stored version \(storedVersion): an older app cannot open a vault a newer one migrated"])
         }
+    }
+
+    /// Throws "migration required" on a downgrade, or when the changes need a migration and the version was not raised.
+    func checkAllowed(path: String) throws {
+        try checkNotDowngrade(path: path)
         if requiresMigration && !versionIncreased { throw migrationRequiredError(path: path) }
     }
 }

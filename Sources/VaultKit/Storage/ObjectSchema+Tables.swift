@@ -15,7 +15,7 @@ extension ObjectSchema {
 
     /// The side table's name as SQLite reports it (change capture keys on it).
     func unquotedCollectionTableName(for property: Property) -> String {
-        "_vk_\(property.collectionKind?.rawValue ?? "x")_\(className)_\(property.storedName)"
+        CollectionTableName.make(kind: property.collectionKind?.rawValue ?? "x", className: className, storedName: property.storedName)
     }
 
     func collectionInsertSQL(for property: Property) -> String {
@@ -156,5 +156,12 @@ extension ObjectSchema {
             }
         }
         return result
+    }
+}
+
+/// The one spelling of a side table's name: `_vk_<list|set|map>_<Class>_<stored name>`.
+enum CollectionTableName {
+    static func make(kind: String, className: String, storedName: String) -> String {
+        "_vk_\(kind)_\(className)_\(storedName)"
     }
 }

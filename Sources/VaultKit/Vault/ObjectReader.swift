@@ -27,7 +27,16 @@ struct ObjectReader {
 
     /// The row ids a query selects, in order.
     func rowIDs(_ query: SQLFragment) -> [Int64] {
-        vault.query { db in
+        do {
+            return try checkedRowIDs(query)
+        } catch {
+            vault.failRead(error, "querying")
+        }
+    }
+
+    /// ``rowIDs(_:)``, throwing what a damaged vault gives (see Vault+CheckedReads).
+    func checkedRowIDs(_ query: SQLFragment) throws -> [Int64] {
+        try vault.withDatabase { db in
             // Read straight from the statement: no row arrays for what may be every id of a class.
             var ids: [Int64] = []
             try db.cachedStatement(query.sql).forEachRow(query.bindings) { statement in ids.append(statement.int64(at: 0)) }
@@ -53,6 +62,15 @@ struct ObjectReader {
 
     /// Managed objects for `ids`, in that order (ids no longer present are skipped).
     func objects(_ schema: ObjectSchema, rowIDs ids: [Int64]) -> [ObjectBase] {
+        do {
+            return try checkedObjects(schema, rowIDs: ids)
+        } catch {
+            vault.failRead(error, "querying")
+        }
+    }
+
+    /// ``objects(_:rowIDs:)``, throwing what a damaged vault gives (see Vault+CheckedReads).
+    func checkedObjects(_ schema: ObjectSchema, rowIDs ids: [Int64]) throws -> [ObjectBase] {
         guard !ids.isEmpty else { return [] }
         var objects: [ObjectBase] = []
         var start = 0
@@ -61,7 +79,7 @@ struct ObjectReader {
             let chunk = Array(ids[start..<Swift.min(start + 500, ids.count)])
             start += chunk.count
             let placeholders = chunk.map { _ in "?" }.joined(separator: ", ")
-            let rows = vault.query { db in
+            let rows = try vault.withDatabase { db in
                 try vault.materializeRows(schema, try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))"), chunk.map { DatabaseValue.integer($0) })
             }
             var byID: [Int64: ObjectBase] = [:]

@@ -15,27 +15,8 @@ extension Results {
     /// gives (`VaultError.integrity` and the like) instead of stopping the program.
     public func fetch() throws -> [Element] {
         if reader.isAbsent(schema.className) { return [] }
-        let ids = try reader.vault.withDatabase { db -> [Int64] in
-            var ids: [Int64] = []
-            try db.cachedStatement(compiled.idQuery.sql).forEachRow(compiled.idQuery.bindings) { statement in ids.append(statement.int64(at: 0)) }
-            return ids
-        }
-        var objects: [Element] = []
-        objects.reserveCapacity(ids.count)
-        var start = 0
-        while start < ids.count {
-            let chunk = Array(ids[start..<Swift.min(start + 500, ids.count)])
-            start += chunk.count
-            let placeholders = chunk.map { _ in "?" }.joined(separator: ", ")
-            let rows = try reader.vault.withDatabase { db in
-                try reader.vault.materializeRows(schema, try db.cachedStatement(schema.selectAllSQL + " WHERE \"_vk_id\" IN (\(placeholders))"),
-                                                 chunk.map { DatabaseValue.integer($0) })
-            }
-            var byID: [Int64: ObjectBase] = [:]
-            for object in rows { if let id = object.manager?.rowID { byID[id] = object } }
-            objects += chunk.compactMap { byID[$0] as? Element }
-        }
-        return objects
+        let ids = try reader.checkedRowIDs(compiled.idQuery)
+        return try reader.checkedObjects(schema, rowIDs: ids).compactMap { $0 as? Element }
     }
 }
 

@@ -24,9 +24,7 @@ extension Vault {
             preconditionFailure("Object type '\(typeName)' is not in the schema of the vault at \(path)")
         }
         guard let pk = schema.primaryKeyIndex else { preconditionFailure("\(typeName) has no primary key") }
-        let encoded = schema.accessors[pk].encodeBoxed(key)
-            ?? (key as? any PersistableValue).flatMap { type(of: $0)._vaultPropertyType == schema.properties[pk].type ? $0._vaultEncoded : nil }
-        guard let encoded else {
+        guard let encoded = BoxedValues.encode(key, for: pk, of: schema) else {
             preconditionFailure("\(key) is not a valid primary key value for \(typeName).\(schema.properties[pk].name)")
         }
         return object(schema, primaryKey: encoded) as? DynamicObject

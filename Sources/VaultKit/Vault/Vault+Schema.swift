@@ -73,12 +73,8 @@ extension Vault {
     /// migrates tables as needed (see SchemaPlan), then registers the classes.
     private func register(_ list: [ObjectSchema], atOpen: Bool) throws {
         try validateBacklinks(list)
-        let storedVersion = try withDatabase { db in try SchemaPlan.storedSchemaVersion(on: db) }
-        if let storedVersion, configuration.schemaVersion < storedVersion {
-            throw VaultObjectError.migrationRequired(path: path, storedVersion: storedVersion, codeVersion: configuration.schemaVersion,
-                                                     differences: ["the schema version \(configuration.schemaVersion) is lower than the stored version \(storedVersion): an older app cannot open a vault a newer one migrated"])
-        }
         let plan = try withDatabase { db in try SchemaPlan(list, on: db, codeVersion: configuration.schemaVersion) }
+        try plan.checkNotDowngrade(path: path)
         let wantsMigrationBlock = atOpen && plan.versionIncreased && configuration.migrationBlock != nil
         if plan.isEmpty && !wantsMigrationBlock && (plan.storedVersion == configuration.schemaVersion || configuration.readOnly) {
             finishRegistering(list)
