@@ -22,6 +22,11 @@
 //   VaultTestHelper migrate-contacts <vault>                   key (hex) on stdin
 //       Opens the migration tests' vault of "Contact" objects at schema version 1
 //       (the test kills it at a random point of the migration); prints "migrated".
+//   VaultTestHelper misuse <vault> <case>                      key (hex) on stdin
+//       Uses a vault against the threading rules (see Misuse.swift); expected to trap.
+//   VaultTestHelper async-writes <vault>                       key (hex) on stdin
+//       Four asynchronous writes wait for a held lock without starving the
+//       cooperative pool (see AsyncWrites.swift).
 //
 // The key never appears on a command line, where `ps` would show it.
 import Foundation
@@ -73,6 +78,15 @@ case "execute":
     } catch {
         fail("\(error)")
     }
+case "misuse":
+    guard arguments.count >= 3 else { fail("usage: misuse <vault> <case>") }
+    let key = readKeyFromStandardInput()
+    runMisuse(arguments[2], configuration: Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) },
+                                                               objectTypes: [NItem.self, NOwner.self]))
+case "async-writes":
+    let key = readKeyFromStandardInput()
+    runAsyncWrites(configuration: Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) },
+                                                      objectTypes: [NItem.self, NOwner.self]))
 case "write-item":
     guard arguments.count >= 4, let id = Int(arguments[2]) else { fail("usage: write-item <vault> <id> <name>") }
     let key = readKeyFromStandardInput()

@@ -135,6 +135,14 @@ struct QueueNotificationTests {
 
     @Test("a change stream merges pending changes (never drops one) and ends when its task is cancelled")
     func changeStream() async throws {
+        // Consumed across awaits, so the vault lives on an actor (a thread-confined one would be refused after a hop).
+        try await ChangeStreamConsumer().run()
+    }
+}
+
+/// Runs the change-stream test isolated to one actor: its vault is confined there and valid across awaits.
+actor ChangeStreamConsumer {
+    func run() async throws {
         let directory = try TemporaryDirectory("notify-stream")
         let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("s.vault"), encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self]))
         try vault.write { vault.add(NItem(1, "a")); vault.add(NItem(2, "b")) }
@@ -143,7 +151,7 @@ struct QueueNotificationTests {
         vault.refresh()
         try vault.write { vault.add(NItem(3, "c")) }
         vault.refresh()
-        guard case .initial(let initial)? = await iterator.next() else { Issue.record("expected .initial first"); return }
+        guard case .initial(let initial)? = await iterator.next(isolation: self) else { Issue.record("expected .initial first"); return }
         #expect(initial.map(\.id) == [1, 2, 3], "an update not yet read folds into the initial element")
 
         // Two deliveries before the consumer reads: one merged update.
@@ -151,7 +159,7 @@ struct QueueNotificationTests {
         vault.refresh()
         try vault.write { vault.delete(try #require(vault.object(ofType: NItem.self, forPrimaryKey: 4))); vault.add(NItem(5, "e")) }
         vault.refresh()
-        guard case .update(let items, let deletions, let insertions, let modifications)? = await iterator.next() else {
+        guard case .update(let items, let deletions, let insertions, let modifications)? = await iterator.next(isolation: self) else {
             Issue.record("expected one merged update"); return
         }
         #expect(items.map(\.id) == [1, 2, 3, 5])
@@ -160,6 +168,8 @@ struct QueueNotificationTests {
         // Cancelling the consuming task ends the sequence.
         let objectChanges = try #require(vault.object(ofType: NItem.self, forPrimaryKey: 2)).changes()
         let consumer = _Concurrency.Task { () -> Int in
+            // Capturing the actor keeps the task on it, where the vault lives.
+            self.assertIsolated()
             var count = 0
             for await _ in objectChanges { count += 1 }
             return count

@@ -33,6 +33,8 @@ public final class Database {
     }
 
     let handle: OpaquePointer
+    /// The busy timeout the connection was configured with (restored after a non-waiting attempt).
+    package var busyTimeoutMilliseconds: Int32 = 0
     /// The file (or in-memory name) of this connection.
     public let path: String
     /// Whether the connection was opened read-only.
@@ -195,6 +197,23 @@ public final class Database {
     }
 
     /// Runs SQL. Without arguments, `sql` may hold several statements separated by `;`.
+    /// Tries `BEGIN IMMEDIATE` without waiting for the write lock: true when the
+    /// transaction is open, false when another connection holds the lock
+    /// (`SQLITE_BUSY`). For callers that wait without blocking a thread
+    /// (VaultKit's asynchronous writes suspend and try again).
+    package func tryBeginImmediate() throws(VaultError) -> Bool {
+        try checkThread()
+        // The busy handler would sleep on this thread until the lock frees: off for this one statement.
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        do {
+            try executeScript("BEGIN IMMEDIATE TRANSACTION")
+            return true
+        } catch VaultError.sqlite(let failure) where failure.code == .busy {
+            return false
+        }
+    }
+
     public func execute(_ sql: String, arguments: [DatabaseValue] = []) throws(VaultError) {
         try checkThread()
         if !arguments.isEmpty {

@@ -50,7 +50,7 @@ public final class VaultDatabase: @unchecked Sendable {
     /// The file path, or the in-memory name.
     public let path: String
 
-    private let openedConfiguration: Configuration
+    let openedConfiguration: Configuration
     private let vfsName: String
     private let immutable: Bool
     private let masterKey = Locked<MasterKey?>(nil)
@@ -142,7 +142,8 @@ public final class VaultDatabase: @unchecked Sendable {
     private func configure(_ db: Database, isMemory: Bool, forWriting: Bool) throws(VaultError) {
         let milliseconds = openedConfiguration.busyTimeout.components.seconds * 1000
             + openedConfiguration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(db.handle, Int32(clamping: milliseconds))
+        db.busyTimeoutMilliseconds = Int32(clamping: milliseconds)
+        sqlite3_busy_timeout(db.handle, db.busyTimeoutMilliseconds)
         _ = vaultkit_db_config_flag(db.handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
         try db.execute("PRAGMA cache_size = -\(max(1, openedConfiguration.pageCacheSize / 1024))")
         try db.execute("PRAGMA cache_spill = \(max(1, openedConfiguration.spillThreshold / VaultFileHeader.pageSize))")

@@ -23,11 +23,13 @@ public final class LinkingObjects<Element: Object>: RandomAccessCollection, Pers
 
     private var elements: [Element] {
         guard let binding else { return [] }
-        if cachedVersion != binding.vault.contentVersion {
-            cached = binding.vault.linkingObjects(binding).compactMap { $0 as? Element }
-            cachedVersion = binding.vault.contentVersion
+        return binding.vault.exclusiveIfFrozen {
+            if cachedVersion != binding.vault.contentVersion {
+                cached = binding.vault.linkingObjects(binding).compactMap { $0 as? Element }
+                cachedVersion = binding.vault.contentVersion
+            }
+            return cached
         }
-        return cached
     }
 
     public var startIndex: Int { 0 }

@@ -35,6 +35,10 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
 
     private var managedEntries: [(entryID: Int64, element: Element)] {
         guard let binding else { return [] }
+        return binding.vault.exclusiveIfFrozen { cachedEntries(binding) }
+    }
+
+    private func cachedEntries(_ binding: CollectionBinding) -> [(entryID: Int64, element: Element)] {
         if cachedVersion != binding.vault.contentVersion {
             cached = binding.vault.collectionEntries(binding).compactMap { entry in
                 binding.vault.decodeElement(entry.value, as: Element.self, property: binding.property).map { (entry.entryID, $0) }

@@ -129,6 +129,10 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The row ids in order, computed once per vault content version.
     func rowIDs() -> [Int64] {
+        vault.exclusiveIfFrozen { cachedRowIDs() }
+    }
+
+    private func cachedRowIDs() -> [Int64] {
         if isAbsent { return [] }
         if cache.version == reader.version, let ids = cache.rowIDs { return ids }
         let ids = reader.rowIDs(compiled.idQuery)
@@ -155,6 +159,10 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The number of objects, counted in SQL (no object is created).
     public var count: Int {
+        vault.exclusiveIfFrozen { cachedCount() }
+    }
+
+    private func cachedCount() -> Int {
         if isAbsent { return 0 }
         if cache.version == reader.version {
             if let ids = cache.rowIDs { return ids.count }
@@ -173,6 +181,10 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The object at `position`, read with the objects around it (a window of
     /// rows), so reading neighbouring positions runs no further query.
     public subscript(position: Int) -> Element {
+        vault.exclusiveIfFrozen { element(at: position) }
+    }
+
+    private func element(at position: Int) -> Element {
         if cache.version == reader.version, let object = cache.window(at: position) as? Element { return object }
         precondition(position >= 0, "Index \(position) is out of bounds")
         // Far from the start, OFFSET would rescan for every window: read the ids once instead.
@@ -186,6 +198,10 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The objects in `bounds`, fetched with one query sized to the range
     /// (`LIMIT bounds.count OFFSET bounds.lowerBound`).
     public subscript(bounds: Range<Int>) -> Slice<Results<Element>> {
+        vault.exclusiveIfFrozen { slice(bounds) }
+    }
+
+    private func slice(_ bounds: Range<Int>) -> Slice<Results<Element>> {
         precondition(bounds.lowerBound >= 0, "Range \(bounds) is out of bounds")
         if !bounds.isEmpty && !(cache.version == reader.version && cache.window(at: bounds.lowerBound) != nil && cache.window(at: bounds.upperBound - 1) != nil) {
             loadWindow(bounds, byOffset: true)

@@ -26,6 +26,10 @@ public enum VaultObjectError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidObjectId(String)
     /// A write would keep more versions alive than `maximumNumberOfActiveVersions` allows.
     case tooManyActiveVersions(count: Int, limit: UInt)
+    /// An asynchronous write waited longer than the busy timeout for the write lock.
+    case writeLockTimeout(path: String, seconds: Int)
+    /// ``Vault/cancelAsyncWrite(_:)`` was given an id that is not pending (it ran, or never existed).
+    case unknownAsyncTransaction(AsyncTransactionId)
 
     public var description: String {
         switch self {
@@ -51,6 +55,10 @@ public enum VaultObjectError: Error, Sendable, Equatable, CustomStringConvertibl
             return "'\(text)' is not an ObjectId (24 hexadecimal digits)."
         case .tooManyActiveVersions(let count, let limit):
             return "Number of active versions (\(count)) in the vault exceeded the limit of \(limit): vaults on other threads or queues hold old versions. Call refresh() or invalidate() on vaults left idle, or raise maximumNumberOfActiveVersions."
+        case .writeLockTimeout(let path, let seconds):
+            return "The asynchronous write to \(path) waited \(seconds) s for the write lock, which another connection or process held all that time; try again later, or find the transaction left open."
+        case .unknownAsyncTransaction(let id):
+            return "No asynchronous write with id \(id) is pending: it has run already, or was cancelled."
         }
     }
 }

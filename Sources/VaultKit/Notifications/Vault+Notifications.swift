@@ -24,6 +24,7 @@ import VaultCore
 extension Vault {
     /// Registers an observation of this vault's session; the token removes it.
     func register(_ observation: Observation) -> NotificationToken {
+        refuseFrozenObservation()
         let session = self.session
         if session.observations.isEmpty { startObserving() }
         session.observations.append(observation)
@@ -47,20 +48,19 @@ extension Vault {
 
     private func startObserving() {
         let session = self.session
-        guard let queue = session.deliveryQueue else { return }
+        guard let scheduler = session.scheduler else { return }
         let box = QueuedSession(session)
         session.coordinator.setWaker(for: ObjectIdentifier(session)) {
-            queue.async { box.wake() }
+            _ = scheduler.schedule { box.wake() }
         }
     }
 
     /// Asks for a delivery soon: on the session's queue (the main queue for
     /// main-thread vaults, or the queue it is confined to), else at the next refresh().
     func scheduleDelivery() {
-        guard let queue = session.deliveryQueue, !session.deliveryScheduled else { return }
-        session.deliveryScheduled = true
+        guard !session.deliveryScheduled else { return }
         let box = QueuedSession(session)
-        queue.async { box.deliver() }
+        session.deliveryScheduled = session.scheduler?.schedule { box.deliver() } ?? false
     }
 
     /// Delivers every pending change to this session's observations.

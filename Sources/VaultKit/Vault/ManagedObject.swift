@@ -35,7 +35,9 @@ final class ManagedObject {
 
     @usableFromInline
     func ensureFresh() {
-        guard version != vault.contentVersion, !isDeleted else { return }
+        let session = vault.session
+        session.verifyConfinement("a managed \(schema.className) object")
+        guard version != session.contentVersion, !isDeleted else { return }
         switch vault.loadRow(schema, rowID: rowID) {
         case .success(let row?): values = row
         case .success(nil): isDeleted = true
@@ -90,6 +92,7 @@ final class ManagedObject {
     @usableFromInline
     func write<Value: PersistableValue>(_ newValue: Value, at index: Int) {
         let property = schema.properties[index]
+        precondition(!vault.session.isFrozen, "Cannot modify the frozen object \(schema.className).\(property.name): frozen objects never change; thaw() it and modify the live object in a write")
         precondition(vault.isInWriteTransaction, "Cannot modify managed object \(schema.className).\(property.name) outside a write transaction: wrap the change in vault.write { … }")
         guard !isDeleted else {
             vault.deferError(VaultObjectError.invalidatedObject(className: schema.className))

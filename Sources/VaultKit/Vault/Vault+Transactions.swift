@@ -13,17 +13,10 @@ extension Vault {
     /// rethrows if `block` throws or any operation inside it failed.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        refuseFrozenWrite()
         guard !isInWriteTransaction else { throw VaultObjectError.alreadyInWriteTransaction }
         try openWriteTransaction()
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            cancelWrite()
-            throw error
-        }
-        try commitWrite()
-        return result
+        return try runInOpenTransaction(block)
     }
 
     /// Opens a write transaction (`BEGIN IMMEDIATE`), first taking in other connections' commits.
@@ -40,6 +33,7 @@ extension Vault {
     /// programmer error and stops the program, as Realm's exception does.
     @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
     public func beginWrite() {
+        refuseFrozenWrite()
         precondition(!isInWriteTransaction, "The vault at \(path) is already in a write transaction: commit or cancel it before beginning another")
         do {
             try openWriteTransaction()
@@ -51,12 +45,28 @@ extension Vault {
         }
     }
 
+    /// Stops the program for a write on a frozen vault (Realm's exception).
+    func refuseFrozenWrite() {
+        session.verifyConfinement("a Vault")
+        precondition(!session.isFrozen, "Cannot begin a write transaction on a frozen vault (\(path)): frozen vaults never change; thaw() it, or write through a live Vault")
+    }
+
     /// Opens the write transaction, throwing what stops it (see ``beginWrite()``).
-    private func openWriteTransaction() throws {
+    /// With `waiting` false, a writer lock held elsewhere is not waited for:
+    /// returns false at once (asynchronous writes suspend and try again).
+    @discardableResult
+    func openWriteTransaction(waiting: Bool = true) throws -> Bool {
         if let change = session.externalSchemaChange { throw change }
         let writer = try database.borrowWriter()
         do {
-            try writer.execute("BEGIN IMMEDIATE TRANSACTION")
+            if waiting {
+                try writer.execute("BEGIN IMMEDIATE TRANSACTION")
+            } else {
+                guard try writer.tryBeginImmediate() else {
+                    database.returnWriter(writer)
+                    return false
+                }
+            }
         } catch {
             database.returnWriter(writer)
             throw error
@@ -82,6 +92,7 @@ extension Vault {
             writer.setRowChangeObserver(capture.rowObserver)
             session.capture = capture
         }
+        return true
     }
 
     /// Gives the writer back at the end of a write transaction.

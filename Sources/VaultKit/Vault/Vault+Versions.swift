@@ -59,17 +59,19 @@ extension Vault {
     /// Runs `body` on the connection reads use: the writer inside this vault's
     /// write transaction, else the vault's snapshot (the writer for in-memory vaults).
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        let session = self.session
+        session.verifyConfinement("a Vault")
         if let borrowedWriter, borrowingThread == currentThreadIdentifier() { return try body(borrowedWriter) }
+        if session.isFrozen { return try withFrozenDatabase(body) }
         guard readsFromSnapshots else { return try database.withConnection(body) }
         return try currentSnapshot().read(body)
     }
 
     /// The open snapshot, opening one at the latest commit if there is none.
-    private func currentSnapshot() throws -> DatabaseSnapshot {
+    func currentSnapshot() throws -> SharedSnapshot {
         if let snapshot { return snapshot }
         let (opened, sequence) = try openSnapshot()
-        install(opened, at: sequence)
-        return opened
+        return install(opened, at: sequence)
     }
 
     /// A snapshot at the latest commit, with its commit sequence. Throws when
@@ -89,17 +91,19 @@ extension Vault {
         }
     }
 
-    private func install(_ opened: DatabaseSnapshot, at sequence: UInt64) {
-        snapshot = opened
-        session.snapshotPin = VersionPin(sequence, in: session.coordinator)
+    @discardableResult
+    private func install(_ opened: DatabaseSnapshot, at sequence: UInt64) -> SharedSnapshot {
+        let shared = SharedSnapshot(opened, pin: VersionPin(sequence, in: session.coordinator))
+        snapshot = shared
         move(to: sequence)
+        return shared
     }
 
-    /// Ends the snapshot: the next read opens one at the latest commit.
+    /// Ends the snapshot: the next read opens one at the latest commit (frozen
+    /// vaults made at its version keep it open until the last of them goes).
     func releaseSnapshot() {
-        snapshot?.close()
+        guard !session.isFrozen else { return }
         snapshot = nil
-        session.snapshotPin = nil
     }
 
     /// Throws when a new version would keep more alive than `maximumNumberOfActiveVersions`
@@ -142,7 +146,8 @@ extension Vault {
     ///   contract: `true` may also mean the version changed without data you read changing).
     @discardableResult
     public func refresh() -> Bool {
-        guard !isInWriteTransaction else { return false }
+        session.verifyConfinement("a Vault")
+        guard !isInWriteTransaction, !isFrozen else { return false }
         let before = commitSequence
         do {
             if readsFromSnapshots {
@@ -173,6 +178,7 @@ extension Vault {
     /// values. Unlike Realm, objects and results obtained before stay usable:
     /// they reload at the version of the next read.
     public func invalidate() {
+        guard !isFrozen else { return }
         releaseSnapshot()
         contentVersion &+= 1
     }

@@ -12,8 +12,12 @@ import VaultCore
 /// ```
 ///
 /// ## Threads
-/// A `Vault` and its managed objects belong to the thread that made them; open
-/// another `Vault` with the same configuration on each thread.
+/// A `Vault` and its managed objects belong to the isolation domain that
+/// opened them: the actor, when opened by code isolated to one (valid across
+/// suspension points), else the thread (or the queue given to
+/// ``init(configuration:queue:)``). Use from elsewhere stops the program with
+/// Realm's "incorrect thread" message. Move data across with a
+/// ``ThreadSafeReference`` or a frozen copy (``freeze()``); see the Threading article.
 ///
 /// ## Errors
 /// Writes are transactional: ``write(_:)`` throws the first error met inside
@@ -34,25 +38,37 @@ public final class Vault {
     /// other's writes at once.
     let session: VaultSession
 
-    /// Opens the vault of `Vault.Configuration.defaultConfiguration`.
-    public convenience init() throws {
-        try self.init(configuration: .defaultConfiguration)
+    /// Opens the vault of `Vault.Configuration.defaultConfiguration`, confined
+    /// as ``init(configuration:isolation:)`` says.
+    ///
+    /// - Parameter isolation: where the vault may be used; leave the default (the caller's actor).
+    public convenience init(isolation: isolated (any Actor)? = #isolation) throws {
+        try self.init(configuration: .defaultConfiguration, isolation: isolation)
     }
 
     /// Opens (creating if needed) the vault described by `configuration`, and
     /// checks the stored schema against the code's.
     ///
-    /// On a thread that has this file open already with a compatible
+    /// On a thread (or actor) that has this file open already with a compatible
     /// configuration (same key, read-only flag, schema version and classes),
     /// the new `Vault` shares that instance's state, as Realm returns its
     /// cached instance: no second set of connections, one version.
-    public init(configuration: Configuration) throws {
+    ///
+    /// - Parameters:
+    ///   - configuration: the file (or in-memory name), key, schema and options.
+    ///   - isolation: where the vault may be used; leave the default
+    ///     (`#isolation`, the caller's actor). Called from code isolated to an
+    ///     actor, the vault is confined to that actor and stays valid across its
+    ///     suspension points; from the main actor, to the main thread; from
+    ///     code that is not isolated, to the calling thread (so in a
+    ///     non-isolated `async` function, use it before the next `await`).
+    public init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
         self.configuration = configuration
-        if let shared = VaultSession.cached(for: configuration) {
+        if let shared = VaultSession.cached(for: configuration, actor: isolation) {
             session = shared
             return
         }
-        session = try VaultSession(configuration: configuration)
+        session = try VaultSession(configuration: configuration, actor: isolation)
         try finishOpening()
     }
 
@@ -98,6 +114,9 @@ public final class Vault {
     /// The file path, or the in-memory name.
     public var path: String { session.path }
     var database: VaultDatabase { session.database }
+    /// Whether this is a frozen vault (see ``freeze()``): it reads one version
+    /// forever, from any thread, and refuses writes and observation.
+    public var isFrozen: Bool { session.isFrozen }
     /// The commit this vault reads: VaultKit's version number, incremented by
     /// every write transaction that changes something (see Vault+Versions).
     public internal(set) var commitSequence: UInt64 {
@@ -114,10 +133,13 @@ public final class Vault {
         set { session.autorefresh = newValue }
     }
     var contentVersion: UInt64 {
-        get { session.contentVersion }
+        get {
+            session.verifyConfinement("a Vault, or an object or collection read through it,")
+            return session.contentVersion
+        }
         set { session.contentVersion = newValue }
     }
-    var snapshot: DatabaseSnapshot? {
+    var snapshot: SharedSnapshot? {
         get { session.snapshot }
         set { session.snapshot = newValue }
     }

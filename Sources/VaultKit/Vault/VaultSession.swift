@@ -16,12 +16,31 @@ final class VaultSession {
     private(set) var path: String
     private(set) var database: VaultDatabase
     private let databaseConfiguration: VaultDatabase.Configuration
-    /// What the session is confined to (its cache key): the thread that opened
-    /// it, or the serial queue given to `Vault(configuration:queue:)`.
+    /// Where the session may be used (see Threading/Confinement).
+    let confinement: Confinement
+    /// The session's cache key: the thread that opened it, the serial queue
+    /// given to `Vault(configuration:queue:)`, or the actor it was opened on.
     let thread: UInt
     /// The serial queue the session is confined to, if it was opened for one:
     /// deliveries are scheduled there.
     let queue: DispatchQueue?
+    /// The actor the session is confined to, if it was opened on one: deliveries hop there.
+    let actor: WeakActor?
+    /// Set for a frozen session (see Threading/Freezing): it reads one pinned
+    /// version, never writes, and serialises its reads behind `frozenLock`.
+    let isFrozen: Bool
+    /// Asynchronous writes not yet run, and their order (see Vault+AsyncWrites).
+    var pendingAsyncWrites: Set<AsyncTransactionId> = []
+    var asyncWriteQueue: [AsyncTransactionId] = []
+    private var lastAsyncTransactionId: AsyncTransactionId = 0
+    func nextAsyncTransactionId() -> AsyncTransactionId {
+        lastAsyncTransactionId &+= 1
+        return lastAsyncTransactionId
+    }
+    /// The frozen sessions made from this one, by version (see Threading/Freezing).
+    var frozenSessions: [UInt64: WeakSessionReference] = [:]
+    /// Serialises every read of a frozen session (its connection and its caches); recursive, as reads nest.
+    let frozenLock = NSRecursiveLock()
     /// File vaults read from snapshots; in-memory vaults (rollback journal) from the writer.
     let readsFromSnapshots: Bool
 
@@ -29,10 +48,9 @@ final class VaultSession {
     var autorefresh = true
     /// Bumped by every write and when the snapshot moves to another commit: caches key on it.
     var contentVersion: UInt64 = 1
-    /// The read transaction every read outside a write goes through, opened lazily.
-    var snapshot: DatabaseSnapshot?
-    /// Counts the snapshot's version as alive (`maximumNumberOfActiveVersions`).
-    var snapshotPin: VersionPin?
+    /// The read transaction every read outside a write goes through, opened
+    /// lazily; shared with the frozen vaults made at its version.
+    var snapshot: SharedSnapshot?
     /// Whether `_vaultkit_metadata` is known to hold the commit sequence.
     var hasCommitSequenceRow = false
     /// The writer's total change count when the write began: did the transaction change anything?
@@ -70,8 +88,9 @@ final class VaultSession {
     var deliveryScheduled = false
     var isDelivering = false
 
-    init(configuration: Vault.Configuration, queue: DispatchQueue? = nil) throws {
+    init(configuration: Vault.Configuration, queue: DispatchQueue? = nil, actor: (any Actor)? = nil) throws {
         self.configuration = configuration
+        isFrozen = false
         var databaseConfiguration = try configuration.databaseConfiguration()
         // One reader for the session's snapshot, the rest for verify() and writeCopy().
         databaseConfiguration.maximumReaderCount = 4
@@ -80,17 +99,69 @@ final class VaultSession {
         database = try VaultDatabase(configuration: databaseConfiguration)
         path = database.path
         self.queue = queue
-        thread = VaultSession.currentConfinement()
-        isMainThread = queue == nil && Thread.isMainThread
+        // The main actor is the main thread: a vault opened there is the main thread's.
+        let onActor = actor.flatMap { $0 is MainActor ? nil : WeakActor($0) }
+        self.actor = onActor
+        if let onActor {
+            thread = UInt(bitPattern: onActor.identifier.hashValue)
+            confinement = .actor(onActor)
+        } else if queue != nil {
+            thread = VaultSession.currentConfinement()
+            confinement = .queue(thread)
+        } else {
+            thread = currentThreadIdentifier()
+            confinement = .thread(thread)
+        }
+        isMainThread = queue == nil && onActor == nil && Thread.isMainThread
         coordinator = ChangeCoordinator.shared(for: database.path, isFile: readsFromSnapshots)
+    }
+
+    /// A frozen session at the version `live` reads, sharing its snapshot (see Threading/Freezing).
+    init(freezing live: VaultSession, snapshot: SharedSnapshot?) {
+        configuration = live.configuration
+        databaseConfiguration = live.databaseConfiguration
+        database = live.database
+        path = live.path
+        readsFromSnapshots = live.readsFromSnapshots
+        queue = nil
+        actor = nil
+        isFrozen = true
+        confinement = .frozen
+        thread = 0
+        isMainThread = false
+        coordinator = live.coordinator
+        self.snapshot = snapshot
+        commitSequence = live.commitSequence
+        contentVersion = 1
+        hasCommitSequenceRow = live.hasCommitSequenceRow
+        schemas = live.schemas
+        schemasByName = live.schemasByName
+        absentClasses = live.absentClasses
+        schemaCookie = live.schemaCookie
+    }
+
+    /// Stops the program unless the calling code is in the session's domain.
+    @inline(__always)
+    func verifyConfinement(_ subject: @autoclosure () -> String) {
+        confinement.verify(subject(), path: path)
+    }
+
+    /// Sends code to the session's domain, when it has one that code can be
+    /// sent to (a queue, the main queue, an actor); nil for a plain thread.
+    var scheduler: SessionScheduler? {
+        if let actor { return SessionScheduler(queue: nil, actor: actor) }
+        return deliveryQueue.map { SessionScheduler(queue: $0, actor: nil) }
+    }
+
+    /// Reads `replacement` from now on (a frozen in-memory vault's private copy).
+    func replaceDatabase(_ replacement: VaultDatabase) {
+        database = replacement
     }
 
     /// Closes everything, deletes the vault's files and opens a new, empty vault
     /// at the same place (`deleteVaultIfMigrationNeeded`).
     func reopen(deletingFilesAt url: URL) throws {
-        snapshot?.close()
         snapshot = nil
-        snapshotPin = nil
         database.close()
         schemas = [:]
         schemasByName = [:]
@@ -109,7 +180,8 @@ final class VaultSession {
 
     deinit {
         coordinator.setWaker(for: ObjectIdentifier(self), nil)
-        snapshot?.close()
+        snapshot = nil
+        guard !isFrozen else { return }
         // A write transaction left open is rolled back, and the writer given back.
         if let writer = borrowedWriter {
             _ = try? writer.execute("ROLLBACK TRANSACTION")
@@ -126,6 +198,11 @@ final class VaultSession {
     /// The confinement of the calling code: the vault queue it runs on, else its thread.
     static func currentConfinement() -> UInt {
         DispatchQueue.getSpecific(key: queueKey) ?? currentThreadIdentifier()
+    }
+
+    /// The number of the vault queue the calling code runs on, if any.
+    static func currentQueueNumber() -> UInt? {
+        DispatchQueue.getSpecific(key: queueKey)
     }
 
     /// Marks `queue` (once) so that code running on it shares one confinement, whatever thread runs it.
@@ -157,15 +234,16 @@ final class VaultSession {
 
     /// The session this thread has open for the configuration's file, if its
     /// configuration is compatible (otherwise a new session opens and checks everything itself).
-    static func cached(for configuration: Vault.Configuration) -> VaultSession? {
-        guard let key = key(configuration, thread: currentConfinement()) else { return nil }
+    static func cached(for configuration: Vault.Configuration, actor: (any Actor)? = nil) -> VaultSession? {
+        let owner = actor.flatMap { $0 is MainActor ? nil : UInt(bitPattern: ObjectIdentifier($0).hashValue) } ?? currentConfinement()
+        guard let key = key(configuration, thread: owner) else { return nil }
         guard let session = cache.withLock({ $0[key]?.session }) else { return nil }
         return session.isCompatible(with: configuration) ? session : nil
     }
 
     /// Makes `session` the one later opens on this thread share.
     static func remember(_ session: VaultSession) {
-        guard let key = key(session.configuration, thread: session.thread) else { return }
+        guard !session.isFrozen, let key = key(session.configuration, thread: session.thread) else { return }
         cache.withLock { entries in
             entries = entries.filter { $0.value.session != nil }
             entries[key] = WeakSession(session)
@@ -190,5 +268,23 @@ final class VaultSession {
         guard mine.masterKey == nil, other.masterKey == nil, let store = mine.keyStore, let otherStore = other.keyStore,
               type(of: store) is AnyClass, type(of: otherStore) is AnyClass else { return false }
         return (store as AnyObject) === (otherStore as AnyObject) && mine.keyIdentifier == other.keyIdentifier
+    }
+}
+
+/// Runs code later in a session's domain: on its serial queue, or isolated to its actor.
+struct SessionScheduler: Sendable {
+    let queue: DispatchQueue?
+    let actor: WeakActor?
+
+    /// Schedules `work`; false when there is nowhere to run it (the actor is gone).
+    func schedule(_ work: @escaping @Sendable () -> Void) -> Bool {
+        if let actor {
+            guard let target = actor.actor else { return false }
+            Task { await runIsolated(to: target) { work() } }
+            return true
+        }
+        guard let queue else { return false }
+        queue.async(execute: work)
+        return true
     }
 }
