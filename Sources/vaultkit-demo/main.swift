@@ -73,7 +73,7 @@ func migrateNotes(in directory: URL, key: Data) throws {
     for note in notes { print("       \(note.id): \"\(note.body)\" (\(note.words) words)") }
 }
 
-func run() throws {
+func run() throws -> (directory: URL, key: Data) {
     let directory = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "vault-demo", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let url = directory.appendingPathComponent("people.vault")
@@ -161,6 +161,7 @@ func run() throws {
         print("  8. a wrong key is refused:\n       \(error)")
     }
     try migrateNotes(in: directory, key: key)
+    return (directory, key)
 }
 
 struct DemoError: Error, CustomStringConvertible {
@@ -176,7 +177,8 @@ extension Optional {
 }
 
 do {
-    try run()
+    let (directory, key) = try run()
+    try await journalOnAnActor(in: directory, key: key)
 } catch {
     FileHandle.standardError.write(Data("vaultkit-demo: \(error)\n".utf8))
     exit(1)

@@ -6,11 +6,11 @@ import VaultTestSupport
 /// One row of the query table: a query, its arguments, and the oracle that
 /// says which people of the fixture match (plain Swift over `PersonRow`,
 /// written independently of the SQL compiler).
-struct QueryCase: CustomStringConvertible, @unchecked Sendable {
+struct QueryCase: CustomStringConvertible, Sendable {
     let query: String
-    let arguments: [Any?]
-    let matches: (PersonRow) -> Bool
-    init(_ query: String, _ arguments: Any?..., matches: @escaping (PersonRow) -> Bool) {
+    let arguments: [(any Sendable)?]
+    let matches: @Sendable (PersonRow) -> Bool
+    init(_ query: String, _ arguments: (any Sendable)?..., matches: @escaping @Sendable (PersonRow) -> Bool) {
         self.query = query
         self.arguments = arguments
         self.matches = matches
@@ -106,8 +106,8 @@ let queryCases: [QueryCase] = [
     QueryCase("height BETWEEN {150, 166}") { $0.height.map { (150...166).contains($0) } ?? false },
     QueryCase("height IN {0, 190, nil}") { $0.height == 0 || $0.height == 190 || $0.height == nil },
     QueryCase("height == %@", NSNull()) { $0.height == nil },
-    QueryCase("height == %@", Optional<Double>.none as Any) { $0.height == nil },
-    QueryCase("height == %@", Optional<Double>.some(190) as Any) { $0.height == 190 },
+    QueryCase("height == %@", Optional<Double>.none as any Sendable) { $0.height == nil },
+    QueryCase("height == %@", Optional<Double>.some(190) as any Sendable) { $0.height == 190 },
     QueryCase("score > 7") { $0.score > 7 },
     QueryCase("score == 8.25") { $0.score == 8.25 },
     QueryCase("score == %@", Float(6.5)) { $0.score == 6.5 },
@@ -220,7 +220,7 @@ let queryCases: [QueryCase] = [
     QueryCase("level == 2") { $0.level == .mid },
     QueryCase("level > %@", Level.low) { ($0.level?.rawValue ?? 0) > 1 },
     QueryCase("level == nil") { $0.level == nil },
-    QueryCase("level == %@", Optional<Level>.none as Any) { $0.level == nil },
+    QueryCase("level == %@", Optional<Level>.none as any Sendable) { $0.level == nil },
     QueryCase("level IN {1, 3}") { $0.level == .low || $0.level == .high },
 
     // Embedded objects and to-one links.

@@ -135,6 +135,72 @@ struct ThreadSafeReferenceTests {
     }
 }
 
+@Suite("Threads: @ThreadSafe, actors named explicitly, frozen collections")
+struct ThreadingExtrasTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory("threads-extra") }
+
+    @Test("a @ThreadSafe property resolves on whichever thread reads it, and reads nil once the object is deleted")
+    func threadSafeWrapper() throws {
+        let configuration = threadingConfiguration(directory)
+        let vault = try Vault(configuration: configuration)
+        try seedBox(vault)
+        let holder = ItemHolder()
+        holder.item = vault.object(ofType: TItem.self, forPrimaryKey: 3)
+        #expect(holder.item?.name == "item 3")
+        // The wrapper itself is Sendable: hand it to another thread and read there.
+        let wrapper = holder.wrapper
+        let name = try onNewThread { () -> String? in wrapper.wrappedValue?.name }
+        #expect(name == "item 3")
+        try vault.write { vault.delete(try #require(vault.object(ofType: TItem.self, forPrimaryKey: 3))) }
+        #expect(try onNewThread { wrapper.wrappedValue == nil })
+    }
+
+    @Test("Vault(configuration:actor:) confines the vault to the actor named")
+    func explicitActor() async throws {
+        let configuration = threadingConfiguration(directory)
+        try onNewThread { try seedBox(try Vault(configuration: configuration)) }
+        #expect(try await BoxCounter().count(configuration) == 3)
+    }
+
+    @Test("sets, maps and backlinks freeze and thaw; a frozen vault reads the version frozen")
+    func frozenCollections() throws {
+        let vault = try Vault(configuration: threadingConfiguration(directory))
+        try seedBox(vault)
+        let box = try #require(vault.object(ofType: TBox.self, forPrimaryKey: 1))
+        let tags = Frozen(box.tags), labels = Frozen(box.labels), boxed = Frozen(box.boxed)
+        let frozenVault = vault.freeze()
+        try vault.write {
+            box.tags.insert("green")
+            box.labels["size"] = "small"
+            let four = TItem(4, "four")
+            four.box = box
+            vault.add(four)
+        }
+        let seen = try onNewThread { () -> [String] in
+            [tags.value.sorted().description, labels.value["size"] ?? "none", boxed.value.map(\.id).sorted().description]
+        }
+        #expect(seen == ["[\"blue\", \"red\"]", "large", "[1, 2, 3]"])
+        #expect(frozenVault.objects(TItem.self).count == 3 && vault.objects(TItem.self).count == 4)
+        #expect(try #require(tags.thaw()).count == 3 && labels.thaw()?["size"] == "small" && boxed.thaw()?.count == 4)
+        #expect(frozenVault.thaw() == vault)
+    }
+}
+
+/// Keeps an item in a @ThreadSafe property, as a view model would.
+struct ItemHolder {
+    @ThreadSafe var item: TItem? = nil
+    var wrapper: ThreadSafe<TItem> { _item }
+}
+
+actor BoxCounter {
+    func count(_ configuration: Vault.Configuration) async throws -> Int {
+        let vault = try await Vault(configuration: configuration, actor: self)
+        await _Concurrency.Task.yield()
+        return vault.objects(TItem.self).count
+    }
+}
+
 /// An actor with a vault of its own: references come in, and the vault is used across awaits.
 actor ItemWorker {
     func rename(_ reference: ThreadSafeReference<TItem>, configuration: Vault.Configuration, to name: String) async throws -> String {

@@ -92,8 +92,10 @@ final class VaultSession {
         self.configuration = configuration
         isFrozen = false
         var databaseConfiguration = try configuration.databaseConfiguration()
-        // One reader for the session's snapshot, the rest for verify() and writeCopy().
-        databaseConfiguration.maximumReaderCount = 4
+        // One reader for the session's snapshot, one for each frozen version still
+        // alive (see Threading/Freezing), the rest for verify() and writeCopy().
+        // Readers open lazily: the limit costs nothing until reached.
+        databaseConfiguration.maximumReaderCount = 16
         self.databaseConfiguration = databaseConfiguration
         if case .file = databaseConfiguration.storage { readsFromSnapshots = true } else { readsFromSnapshots = false }
         database = try VaultDatabase(configuration: databaseConfiguration)
