@@ -74,6 +74,7 @@ enum VaultRegistry {
 
 /// A number that identifies the calling thread while it lives (connections
 /// and VaultKit's write transactions belong to one thread at a time).
+@inlinable
 package func currentThreadIdentifier() -> UInt {
     #if canImport(Darwin)
     return UInt(bitPattern: pthread_self())

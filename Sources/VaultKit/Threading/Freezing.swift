@@ -107,7 +107,6 @@ extension Vault {
     /// shared by every thread); for a live vault, just runs it.
     @inline(__always)
     func exclusiveIfFrozen<T>(_ body: () throws -> T) rethrows -> T {
-        let session = self.session
         guard session.isFrozen else { return try body() }
         session.frozenLock.lock()
         defer { session.frozenLock.unlock() }

@@ -35,9 +35,10 @@ final class ManagedObject {
 
     @usableFromInline
     func ensureFresh() {
-        let session = vault.session
-        session.verifyConfinement("a managed \(schema.className) object")
-        guard version != session.contentVersion, !isDeleted else { return }
+        // Through `vault.session` each time, not a local: a local would retain the
+        // session, whose weak references make every retain take the slow path.
+        vault.session.verifyConfinement("a managed \(schema.className) object")
+        guard version != vault.session.contentVersion, !isDeleted else { return }
         switch vault.loadRow(schema, rowID: rowID) {
         case .success(let row?): values = row
         case .success(nil): isDeleted = true

@@ -59,7 +59,6 @@ extension Vault {
     /// Runs `body` on the connection reads use: the writer inside this vault's
     /// write transaction, else the vault's snapshot (the writer for in-memory vaults).
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        let session = self.session
         session.verifyConfinement("a Vault")
         if let borrowedWriter, borrowingThread == currentThreadIdentifier() { return try body(borrowedWriter) }
         if session.isFrozen { return try withFrozenDatabase(body) }

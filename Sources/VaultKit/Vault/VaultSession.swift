@@ -18,6 +18,8 @@ final class VaultSession {
     private let databaseConfiguration: VaultDatabase.Configuration
     /// Where the session may be used (see Threading/Confinement).
     let confinement: Confinement
+    /// The thread of a thread-confined session, else 0: the check of every read compares it first.
+    let ownerThread: UInt
     /// The session's cache key: the thread that opened it, the serial queue
     /// given to `Vault(configuration:queue:)`, or the actor it was opened on.
     let thread: UInt
@@ -114,6 +116,7 @@ final class VaultSession {
             thread = currentThreadIdentifier()
             confinement = .thread(thread)
         }
+        if case .thread(let owner) = confinement { ownerThread = owner } else { ownerThread = 0 }
         isMainThread = queue == nil && onActor == nil && Thread.isMainThread
         coordinator = ChangeCoordinator.shared(for: database.path, isFile: readsFromSnapshots)
     }
@@ -129,6 +132,7 @@ final class VaultSession {
         actor = nil
         isFrozen = true
         confinement = .frozen
+        ownerThread = 0
         thread = 0
         isMainThread = false
         coordinator = live.coordinator
@@ -145,6 +149,8 @@ final class VaultSession {
     /// Stops the program unless the calling code is in the session's domain.
     @inline(__always)
     func verifyConfinement(_ subject: @autoclosure () -> String) {
+        // The common case first, without copying the enum (its actor case holds a weak reference).
+        if ownerThread != 0 && ownerThread == currentThreadIdentifier() { return }
         confinement.verify(subject(), path: path)
     }
 
