@@ -20,6 +20,7 @@ final class BenchRow: Object {
     let names = (0..<count).map { i in String(UnicodeScalar(UInt8(97 + i % 26))) + String(repeating: "n", count: 19) }
     var rawInsert: [Double] = [], objectInsert: [Double] = [], rawRead: [Double] = [], objectRead: [Double] = []
     var rawFetch: [Double] = [], objectFetch: [Double] = []
+    var trackedRead: [Double] = [], trackedFetch: [Double] = []
     var generator = Generator(state: 0xDEADBEEF)
     let lookups = (0..<count).map { _ in Int(generator.next() % UInt64(count)) }
     do {
@@ -94,6 +95,21 @@ final class BenchRow: Object {
                 if let row = vault.object(ofType: BenchRow.self, forPrimaryKey: key) { checksum &+= row.age }
             }
             objectFetch.append(Double(now() - start) / 1000 / Double(count))
+
+            // The same reads with Observation tracking on (a vault of its own on the same file).
+            var trackedConfiguration = configuration
+            trackedConfiguration.observationTracking = true
+            let tracked = try Vault(configuration: trackedConfiguration)
+            start = now()
+            for row in tracked.objects(BenchRow.self) {
+                checksum &+= row.id &+ row.name.utf8.count &+ row.age &+ Int(row.score) &+ row.created &+ (row.active ? 1 : 0)
+            }
+            trackedRead.append(Double(now() - start) / 1000 / Double(count * 6))
+            start = now()
+            for key in lookups {
+                if let row = tracked.object(ofType: BenchRow.self, forPrimaryKey: key) { checksum &+= row.age }
+            }
+            trackedFetch.append(Double(now() - start) / 1000 / Double(count))
             if checksum == 42 { print("") }
         }
     } catch {
@@ -106,4 +122,10 @@ final class BenchRow: Object {
     print(String(format: "| insert, one transaction | %.2f µs/row | %.2f µs/object | %.2f× |", median(rawInsert), median(objectInsert), median(zip(rawInsert, objectInsert).map { $1 / $0 })))
     print(String(format: "| read every property | %.3f µs/value | %.3f µs/property | %.2f× |", median(rawRead), median(objectRead), median(zip(rawRead, objectRead).map { $1 / $0 })))
     print(String(format: "| fetch by primary key | %.2f µs | %.2f µs | %.2f× |", median(rawFetch), median(objectFetch), median(zip(rawFetch, objectFetch).map { $1 / $0 })))
+    let readRatios = zip(objectRead, trackedRead).map { $1 / $0 }, fetchRatios = zip(objectFetch, trackedFetch).map { $1 / $0 }
+    print("\n## Observation tracking on vs off (same file, same run)")
+    print("| workload | off | on | on / off (range) |")
+    print("|---|---:|---:|---:|")
+    print(String(format: "| read every property | %.3f µs | %.3f µs | %.2f× (%.2f–%.2f×) |", median(objectRead), median(trackedRead), median(readRatios), readRatios.min() ?? 0, readRatios.max() ?? 0))
+    print(String(format: "| fetch by primary key, then one property | %.2f µs | %.2f µs | %.2f× (%.2f–%.2f×) |", median(objectFetch), median(trackedFetch), median(fetchRatios), fetchRatios.min() ?? 0, fetchRatios.max() ?? 0))
 }

@@ -79,8 +79,10 @@ enum SchemaChange {
                 }
                 try db.execute(SystemTables.storeSchemaVersionSQL, arguments: [.integer(Int64(bitPattern: configuration.schemaVersion))])
                 let sequence = try vault.incrementCommitSequence(on: db)
-                // No row change for observers, but the change log stays complete (see ChangeLog).
+                // No row change for observers, but the change log stays complete (see ChangeLog),
+                // and so does this process's record (a gap would cost observers their modifications).
                 try ChangeLog.append(TransactionChanges(), sequence: sequence, on: db, schemas: { _ in nil })
+                vault.session.coordinator.record(TransactionChanges(), sequence: sequence)
             }
         }
         vault.session.coordinator.signalCommit()

@@ -14,13 +14,23 @@ open class ObjectBase: CustomStringConvertible {
     /// Creates an unmanaged object with the declared default values.
     public required init() {}
 
+    deinit {
+        // An object taking part in Observation leaves its session's list (see Observation/).
+        if let manager, manager.tracking != nil { manager.stopTracking() }
+    }
+
     /// The stored name of each public property name, for classes whose stored
     /// names differ from their Swift names (for example an existing schema):
     /// `["firstName": "first_name"]`. Queries and the API keep using public names.
     open class func propertiesMapping() -> [String: String] { [:] }
 
     /// Whether the object was deleted from its vault (its properties keep their last values).
-    public var isInvalidated: Bool { manager?.isDeleted ?? false }
+    public var isInvalidated: Bool {
+        guard let manager else { return false }
+        // At the vault's current version: a deletion committed elsewhere shows once the vault advanced.
+        manager.ensureFresh()
+        return manager.isDeleted
+    }
 
     /// The vault that manages this object, or `nil` while unmanaged.
     public var vault: Vault? { manager?.vault }

@@ -96,6 +96,7 @@ public struct Persisted<Value: PersistableValue> {
         @inline(__always) get {
             if let manager = object.manager {
                 let index = manager.schema.propertyIndex(of: storageKeyPath, in: EnclosingSelf.self)
+                if manager.tracksObservation { manager.trackAccess(object, keyPath: wrappedKeyPath, index: index) }
                 return manager.read(Value.self, at: index)
             }
             let tag = object[keyPath: storageKeyPath].discoveryTag

@@ -16,6 +16,13 @@ final class ManagedObject {
     @usableFromInline var version: UInt64
     /// The row is gone; `values` keep their last contents (never a crash, never garbage).
     private(set) var isDeleted = false
+    /// Whether reads take part in Observation (`Configuration.observationTracking`; never for frozen vaults).
+    @usableFromInline let tracksObservation: Bool
+    /// The object's `ObjectTracking` once a property was read, and its neighbours
+    /// in the session's tracking list (see Observation/ObservationTracking).
+    var tracking: AnyObject?
+    unowned(unsafe) var trackingPrevious: ManagedObject?
+    unowned(unsafe) var trackingNext: ManagedObject?
 
     init(vault: Vault, schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) {
         self.vault = vault
@@ -23,6 +30,7 @@ final class ManagedObject {
         self.rowID = rowID
         self.values = values
         self.version = vault.contentVersion
+        self.tracksObservation = vault.session.tracksObservation
     }
 
     func markDeleted() { isDeleted = true }

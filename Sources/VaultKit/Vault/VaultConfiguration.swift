@@ -96,6 +96,16 @@ extension Vault {
         /// the file, so the write-ahead log grows behind it; a low value in
         /// development finds the idle vault that does it. `nil`: no limit.
         public var maximumNumberOfActiveVersions: UInt?
+        /// Whether managed objects take part in Observation: code inside
+        /// `withObservationTracking` (a SwiftUI view body, for one) that reads a
+        /// property is told when a later version changes it. On by default on
+        /// Apple platforms, off elsewhere; it costs a little on every read and
+        /// capture on every commit while on (see the Observation notes in the README).
+        #if canImport(Darwin)
+        public var observationTracking = true
+        #else
+        public var observationTracking = false
+        #endif
         /// The model classes this vault stores (linked classes are added automatically).
         /// `nil`: classes are registered on first use.
         public var objectTypes: [ObjectBase.Type]? {

@@ -39,6 +39,11 @@ final class VaultSession {
         lastAsyncTransactionId &+= 1
         return lastAsyncTransactionId
     }
+    /// Whether managed objects read through this session take part in Observation.
+    let tracksObservation: Bool
+    /// The objects taking part in Observation, and the token that keeps that observation registered.
+    var tracking: TrackingObservation?
+    var trackingToken: NotificationToken?
     /// The frozen sessions made from this one, by version (see Threading/Freezing).
     var frozenSessions: [UInt64: WeakSessionReference] = [:]
     /// Serialises every read of a frozen session (its connection and its caches); recursive, as reads nest.
@@ -93,6 +98,7 @@ final class VaultSession {
     init(configuration: Vault.Configuration, queue: DispatchQueue? = nil, actor: (any Actor)? = nil) throws {
         self.configuration = configuration
         isFrozen = false
+        tracksObservation = configuration.observationTracking
         var databaseConfiguration = try configuration.databaseConfiguration()
         // One reader for the session's snapshot, one for each frozen version still
         // alive (see Threading/Freezing), the rest for verify() and writeCopy().
@@ -132,6 +138,7 @@ final class VaultSession {
         actor = nil
         isFrozen = true
         confinement = .frozen
+        tracksObservation = false
         ownerThread = 0
         thread = 0
         isMainThread = false
@@ -263,6 +270,7 @@ final class VaultSession {
     private func isCompatible(with other: Vault.Configuration) -> Bool {
         let mine = configuration
         guard mine.readOnly == other.readOnly, mine.schemaVersion == other.schemaVersion,
+              mine.observationTracking == other.observationTracking,
               mine.inMemoryIdentifier == other.inMemoryIdentifier else { return false }
         switch (mine.objectTypes, other.objectTypes) {
         case (nil, nil): break
