@@ -35,6 +35,7 @@ import VaultCore
 // store and a thread-local check per property read, and change capture on
 // every commit in the process. Frozen vaults never change and take no part.
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ObjectBase: Observable {}
 
 /// One managed object's part in Observation: its registrar (the key paths are the class's, kept by the list).
