@@ -124,6 +124,8 @@ extension Vault {
         if let schema = schemas[ObjectIdentifier(type)] { return schema }
         precondition(type != DynamicObject.self, "DynamicObject is not a model class: use vault.dynamicObjects(\"ClassName\")")
         guard configuration.objectTypes == nil else { throw VaultObjectError.unknownType(String(describing: type)) }
+        // A frozen vault's schema is the live vault's at the freeze (read from any thread, never changed).
+        precondition(!session.isFrozen, "\(type) is not in the schema of the frozen vault at \(path): use it in the live vault before freezing, or list it in objectTypes")
         let list = try unregisteredClosure(of: [type])
         try register(list, atOpen: false)
         guard let schema = schemas[ObjectIdentifier(type)] else { throw VaultObjectError.unknownType(String(describing: type)) }
