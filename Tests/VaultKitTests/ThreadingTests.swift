@@ -20,6 +20,7 @@ final class TBox: Object {
     @Persisted var items: List<TItem>
     @Persisted var tags: MutableSet<String>
     @Persisted var labels: Map<String, String>
+    @Persisted var itemSet: MutableSet<TItem>
     @Persisted(originProperty: "box") var boxed: LinkingObjects<TItem>
 }
 
@@ -39,6 +40,7 @@ func seedBox(_ vault: Vault) throws {
             let item = TItem(id, "item \(id)")
             item.box = box
             box.items.append(item)
+            box.itemSet.insert(item)
         }
     }
 }

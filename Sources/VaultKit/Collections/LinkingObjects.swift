@@ -32,6 +32,9 @@ public final class LinkingObjects<Element: Object>: RandomAccessCollection, Pers
         }
     }
 
+    /// The vault managing the owner object, if any.
+    public var vault: Vault? { binding?.vault }
+
     public var startIndex: Int { 0 }
     public var endIndex: Int { elements.count }
     public subscript(index: Int) -> Element { elements[index] }

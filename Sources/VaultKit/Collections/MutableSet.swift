@@ -4,7 +4,7 @@ import VaultCore
 /// An unordered collection of distinct elements: `@Persisted var tags: MutableSet<String>`.
 ///
 /// Distinct by stored value (objects: by identity in the vault).
-public final class MutableSet<Element: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
+public final class MutableSet<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
     let binding: CollectionBinding?
 
@@ -39,6 +39,12 @@ public final class MutableSet<Element: PersistableValue>: Sequence, PersistableC
     }
 
     public var count: Int { elements.count }
+    /// Always 0 (elements by position, in the set's stored order, as Realm's `MutableSet` offers them).
+    public var startIndex: Int { 0 }
+    /// The number of elements.
+    public var endIndex: Int { count }
+    /// The element at `position` (reads the set: iterate rather than index in a loop).
+    public subscript(position: Int) -> Element { elements[position] }
     public var isEmpty: Bool { elements.isEmpty }
     public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
 

@@ -2,7 +2,8 @@ import Foundation
 import VaultCore
 
 /// A collection of objects that can be queried like ``Results``: `List`,
-/// `MutableSet` and `LinkingObjects` of objects, and `Results` itself.
+/// `MutableSet` and `LinkingObjects` of objects, and `Results` itself. The
+/// queries themselves (`filter`, `sorted`, `min`…) come with ``VaultCollection``.
 ///
 /// ```swift
 /// let oldDogs = person.dogs.filter("age > %d", 10).sorted(byKeyPath: "name")
@@ -23,44 +24,6 @@ public protocol QueryableCollection {
 extension QueryableCollection {
     /// The objects, type-erased (a collection passed as a query argument).
     var queryElements: [ObjectBase] { results.map { $0 } }
-
-    /// The objects matching a query (see ``Results/filter(_:_:)``).
-    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<QueryElement> {
-        do {
-            return try results.filter(predicateFormat, arguments: args)
-        } catch {
-            preconditionFailure(error.description)
-        }
-    }
-
-    /// The objects matching a query, throwing a ``QueryError`` for a bad query.
-    public func filter(_ predicateFormat: String, arguments: [Any?]) throws(QueryError) -> Results<QueryElement> {
-        try results.filter(predicateFormat, arguments: arguments)
-    }
-
-    /// The objects sorted by a key path.
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<QueryElement> {
-        results.sorted(byKeyPath: keyPath, ascending: ascending)
-    }
-
-    /// The objects sorted by several key paths.
-    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<QueryElement> where S.Element == SortDescriptor {
-        results.sorted(by: sortDescriptors)
-    }
-
-    /// The first object of each distinct combination of values of `keyPaths`.
-    public func distinct<S: Sequence>(by keyPaths: S) -> Results<QueryElement> where S.Element == String {
-        results.distinct(by: keyPaths)
-    }
-
-    /// The smallest value of a property, or nil when empty.
-    public func min<T: PersistableValue>(ofProperty property: String) -> T? { results.min(ofProperty: property) }
-    /// The largest value of a property, or nil when empty.
-    public func max<T: PersistableValue>(ofProperty property: String) -> T? { results.max(ofProperty: property) }
-    /// The sum of a numeric property.
-    public func sum<T: PersistableValue>(ofProperty property: String) -> T { results.sum(ofProperty: property) }
-    /// The average of a numeric property, or nil when empty.
-    public func average<T: PersistableValue>(ofProperty property: String) -> T? { results.average(ofProperty: property) }
 }
 
 extension Results: QueryableCollection {

@@ -20,8 +20,10 @@ import VaultCore
 /// in Realm; `filter(_:arguments:)` throws a ``QueryError`` instead, for query
 /// text that is built at run time.
 public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
-    /// The vault the objects are in (Realm's `realm`).
-    public let vault: Vault
+    /// The vault the objects are in.
+    let owner: Vault
+    /// The vault the objects are in (Realm's `realm`: optional, as in Realm's collection protocol; never nil for results).
+    public var vault: Vault? { owner }
     /// Everything the results read goes through this.
     let reader: ObjectReader
     let schema: ObjectSchema
@@ -30,7 +32,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     private let cache = ResultsCache()
 
     init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition = ResultsDefinition()) throws(QueryError) {
-        self.vault = vault
+        self.owner = vault
         self.reader = ObjectReader(vault: vault)
         self.schema = schema
         self.definition = definition
@@ -56,7 +58,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     private func refined(_ change: (inout ResultsDefinition) -> Void) throws(QueryError) -> Results<Element> {
         var definition = self.definition
         change(&definition)
-        return try Results(vault: vault, schema: schema, definition: definition)
+        return try Results(vault: owner, schema: schema, definition: definition)
     }
 
     /// Whether the class has no table (a read-only vault written without it).
@@ -129,7 +131,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The row ids in order, computed once per vault content version.
     func rowIDs() -> [Int64] {
-        vault.exclusiveIfFrozen { cachedRowIDs() }
+        owner.exclusiveIfFrozen { cachedRowIDs() }
     }
 
     private func cachedRowIDs() -> [Int64] {
@@ -159,7 +161,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The number of objects, counted in SQL (no object is created).
     public var count: Int {
-        vault.exclusiveIfFrozen { cachedCount() }
+        owner.exclusiveIfFrozen { cachedCount() }
     }
 
     private func cachedCount() -> Int {
@@ -181,7 +183,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The object at `position`, read with the objects around it (a window of
     /// rows), so reading neighbouring positions runs no further query.
     public subscript(position: Int) -> Element {
-        vault.exclusiveIfFrozen { element(at: position) }
+        owner.exclusiveIfFrozen { element(at: position) }
     }
 
     private func element(at position: Int) -> Element {
@@ -198,7 +200,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The objects in `bounds`, fetched with one query sized to the range
     /// (`LIMIT bounds.count OFFSET bounds.lowerBound`).
     public subscript(bounds: Range<Int>) -> Slice<Results<Element>> {
-        vault.exclusiveIfFrozen { slice(bounds) }
+        owner.exclusiveIfFrozen { slice(bounds) }
     }
 
     private func slice(_ bounds: Range<Int>) -> Slice<Results<Element>> {
@@ -249,7 +251,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The position of `object`, if it is in the results.
     public func index(of object: Element) -> Int? {
-        guard let manager = object.manager, manager.schema === schema, manager.vault.session === vault.session else { return nil }
+        guard let manager = object.manager, manager.schema === schema, manager.vault.session === owner.session else { return nil }
         return rowIDs().firstIndex(of: manager.rowID)
     }
 

@@ -203,7 +203,7 @@ extension Results {
                 merged.add(from: old, to: new, written: written)
                 buffer.push { merged.take(self) }
             }
-            return (buffer, vault.register(observation))
+            return (buffer, owner.register(observation))
         }
     }
 }

@@ -72,7 +72,7 @@ extension Results {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (VaultCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
-        let handover = ResultsHandover(configuration: vault.configuration, schema: schema, definition: definition)
+        let handover = ResultsHandover(configuration: owner.configuration, schema: schema, definition: definition)
         let deferred = DeferredObservation()
         queue.async {
             guard !deferred.isCancelled else { return }

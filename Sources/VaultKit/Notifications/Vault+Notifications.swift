@@ -184,7 +184,7 @@ extension Results {
                                                 modificationTest: { changes in self.modificationTest(changes, filter: filter, keyPaths: keyPaths) },
                                                 idsUnchanged: { changes in dependencies.idsUnchanged(by: changes, className: className, linkColumns: filter.linkColumns) },
                                                 block: block)
-        return vault.register(observation)
+        return owner.register(observation)
     }
 }
 
@@ -192,7 +192,7 @@ extension Results {
     /// Whether an element was written, directly or through its links (see DeepChanges).
     func modificationTest(_ changes: TransactionChanges, filter: PropertyFilter, keyPaths: [String]?) -> ModifiedElements {
         let rows = filter.passingRows(changes.tables[schema.className])
-            .union(DeepChanges.modifiedRows(of: schema, keyPaths: keyPaths, changes: changes, in: vault))
+            .union(DeepChanges.modifiedRows(of: schema, keyPaths: keyPaths, changes: changes, in: owner))
         return ModifiedElements(candidates: rows) { rows.contains($0) }
     }
 }
@@ -205,7 +205,7 @@ extension LinkingObjects {
         let filter = PropertyFilter(keyPaths: keyPaths, schema: results.schema)
         let observation = CollectionObservation(collection: self, currentIDs: { results.rowIDs() },
                                                 modificationTest: { changes in results.modificationTest(changes, filter: filter, keyPaths: keyPaths) }, block: block)
-        return results.vault.register(observation)
+        return results.owner.register(observation)
     }
 }
 

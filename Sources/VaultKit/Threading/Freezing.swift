@@ -175,13 +175,13 @@ extension ObjectBase {
 
 extension Results {
     /// Whether the results read a frozen vault.
-    public var isFrozen: Bool { vault.isFrozen }
+    public var isFrozen: Bool { owner.isFrozen }
 
     /// These results over a frozen copy of the vault: the same query, fixed
     /// at the current version, readable from any thread at once.
     public func freeze() -> Results<Element> {
-        if vault.isFrozen { return self }
-        guard let frozen = Results._resolve(_threadHandover(), in: vault.freeze()) else {
+        if owner.isFrozen { return self }
+        guard let frozen = Results._resolve(_threadHandover(), in: owner.freeze()) else {
             preconditionFailure("Cannot freeze the results of \(schema.className): their owner was created in the open write transaction")
         }
         return frozen
@@ -189,7 +189,7 @@ extension Results {
 
     /// Live results of the same query on the calling thread's vault, at the latest version.
     public func thaw() -> Results<Element>? {
-        guard vault.isFrozen else { return self }
-        return Results._resolve(_threadHandover(), in: vault.thaw())
+        guard owner.isFrozen else { return self }
+        return Results._resolve(_threadHandover(), in: owner.thaw())
     }
 }

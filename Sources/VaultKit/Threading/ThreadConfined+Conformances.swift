@@ -39,7 +39,7 @@ extension Results: ThreadConfined {
         }
         detached.base = .table
         return _ThreadHandover(kind: .results(schema: schema, definition: detached, base: base),
-                               sequence: vault.commitSequence, configuration: vault.configuration)
+                               sequence: owner.commitSequence, configuration: owner.configuration)
     }
 
     public static func _resolve(_ handover: _ThreadHandover, in vault: Vault) -> Results<Element>? {

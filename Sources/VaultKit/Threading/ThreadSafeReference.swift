@@ -61,6 +61,14 @@ public struct _ThreadHandover: @unchecked Sendable {
     /// The version the reference was made at.
     let sequence: UInt64
     let configuration: Vault.Configuration
+    /// For a type-erased collection: finds the wrapped collection and wraps it again.
+    var erasedResolve: ((Vault) -> Any?)?
+
+    init(kind: Kind, sequence: UInt64, configuration: Vault.Configuration) {
+        self.kind = kind
+        self.sequence = sequence
+        self.configuration = configuration
+    }
 
     static func object(className: String, type: ObjectBase.Type, rowID: Int64, sequence: UInt64, configuration: Vault.Configuration) -> _ThreadHandover {
         _ThreadHandover(kind: .object(className: className, type: type, rowID: rowID), sequence: sequence, configuration: configuration)
