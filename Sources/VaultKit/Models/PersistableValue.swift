@@ -147,7 +147,11 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
     public static func _vaultDefaultValue() -> Wrapped? { nil }
     public static func _vaultDecode(_ value: DatabaseValue) -> Wrapped?? {
         if value.isNull { return .some(nil) }
-        return Wrapped._vaultDecode(value).map { .some($0) }
+        guard let decoded = Wrapped._vaultDecode(value) else {
+            // A stored value a failable custom type does not accept reads as nil (Realm's rule).
+            return Wrapped.self is any FailableCustomPersistable.Type ? .some(nil) : nil
+        }
+        return .some(decoded)
     }
     public var _vaultEncoded: DatabaseValue { self?._vaultEncoded ?? .null }
 }

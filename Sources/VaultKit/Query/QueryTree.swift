@@ -68,6 +68,7 @@ enum QueryValue: Equatable {
         case let value as UUID: return .uuid(value)
         case let value as ObjectId: return .objectId(value)
         case let value as Decimal: return .decimal(value)
+        case let value as Decimal128: return .decimal(value.decimalValue)
         case let value as ObjectBase: return .object(ObjectReference(object: value))
         default:
             // Optionals boxed in Any, and enums (compared by raw value).
@@ -79,6 +80,9 @@ enum QueryValue: Equatable {
             if let enumValue = argument as? any RawRepresentable {
                 return from(argument: enumValue.rawValue)
             }
+            // Custom persistable types compare as their stored form.
+            if let custom = argument as? any CustomPersistable { return from(argument: custom.persistedArgument) }
+            if let custom = argument as? any FailableCustomPersistable { return from(argument: custom.persistedArgument) }
             return nil
         }
     }
