@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+@testable import VaultKit
+
+@Suite("SectionedResults: grouped lists")
+struct SectionedResultsTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory("sectioned") }
+
+    private func namesVault() throws -> Vault {
+        let vault = try Vault(configuration: threadingConfiguration(directory))
+        try vault.write {
+            for (id, name) in ["Grace", "Ada", "Bob", "Alan", "Barbara"].enumerated() {
+                let item = TItem(id + 1, name)
+                item.score = name.count
+                vault.add(item)
+            }
+        }
+        return vault
+    }
+
+    @Test("sections follow the sort, by a key of each object or a persisted key path; index paths reach the objects")
+    func sections() throws {
+        let vault = try namesVault()
+        let byLetter = vault.objects(TItem.self).sectioned(sortDescriptors: ["name"]) { String($0.name.prefix(1)) }
+        #expect(byLetter.allKeys == ["A", "B", "G"])
+        #expect(byLetter.map { $0.map(\.name) } == [["Ada", "Alan"], ["Barbara", "Bob"], ["Grace"]])
+        #expect(byLetter[IndexPath(indexes: [1, 1])].name == "Bob" && byLetter[2].key == "G" && byLetter[2].id == "G")
+        let byLength = vault.objects(TItem.self).sectioned(by: \.score, ascending: false)
+        #expect(byLength.allKeys == [7, 5, 4, 3] && byLength[2].map(\.name) == ["Alan"])
+        #expect(vault.objects(TItem.self).filter("score > 10").sectioned(by: \.score).isEmpty)
+        let frozen = byLetter.freeze()
+        try vault.write { vault.add(TItem(9, "Zed")) }
+        #expect(frozen.allKeys == ["A", "B", "G"] && byLetter.allKeys == ["A", "B", "G", "Z"] && frozen.isFrozen)
+    }
+
+    @Test("observing: objects by index path, whole sections inserted and deleted, a renamed object moving sections")
+    func observe() throws {
+        let vault = try namesVault()
+        let byLetter = vault.objects(TItem.self).sectioned(sortDescriptors: ["name"]) { String($0.name.prefix(1)) }
+        var heard: [String] = []
+        let token = byLetter.observe { change in
+            switch change {
+            case .initial(let sections):
+                heard.append("initial \(sections.allKeys)")
+            case .update(let sections, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
+                func paths(_ list: [IndexPath]) -> String { list.map { "\($0[0]).\($0[1])" }.joined(separator: ",") }
+                heard.append("update \(sections.allKeys) -[\(paths(deletions))] +[\(paths(insertions))] ~[\(paths(modifications))] "
+                             + "sections +\(Array(sectionsToInsert)) -\(Array(sectionsToDelete))")
+            case .error(let error):
+                heard.append("error \(error)")
+            }
+        }
+        vault.refresh()
+        try vault.write {
+            vault.add(TItem(6, "Brian"))                                                    // into B
+            vault.delete(try #require(vault.object(ofType: TItem.self, forPrimaryKey: 1)))   // Grace: G goes
+            vault.object(ofType: TItem.self, forPrimaryKey: 4)?.name = "Carl"                // Alan: A → new C
+            vault.object(ofType: TItem.self, forPrimaryKey: 2)?.score = 9                    // Ada: modified in place
+        }
+        vault.refresh()
+        token.invalidate()
+        #expect(heard == [
+            "initial [\"A\", \"B\", \"G\"]",
+            "update [\"A\", \"B\", \"C\"] -[0.1] +[1.2] ~[0.0] sections +[2] -[2]",
+        ])
+    }
+}
