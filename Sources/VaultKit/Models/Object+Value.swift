@@ -17,6 +17,23 @@ extension ObjectBase {
         assignValues(from: value)
     }
 
+    /// For a link or a collection of objects given as a dictionary or an array
+    /// (or an array of those), as Realm accepts them: the unmanaged objects they describe.
+    static func linkedObjects(from value: Any?, linkType: ObjectBase.Type?, property: Property) -> Any? {
+        guard let linkType, let value, !(value is ObjectBase) else { return value }
+        func object(_ description: Any) -> Any {
+            guard description is [String: Any] || description is [String: Any?] || description is [Any?] else { return description }
+            let made = linkType.init()
+            made.assignValues(from: description)
+            return made
+        }
+        if property.collectionKind == .list || property.collectionKind == .set, let array = value as? [Any] {
+            return array.map(object)
+        }
+        if property.collectionKind == nil && property.originProperty == nil { return object(value) }
+        return value
+    }
+
     /// Sets this unmanaged object's properties from a dictionary, an array or an object.
     func assignValues(from value: Any) {
         let schema: ObjectSchema
@@ -27,6 +44,7 @@ extension ObjectBase {
         }
         func assign(_ index: Int, _ newValue: Any?) {
             let property = schema.properties[index]
+            let newValue = ObjectBase.linkedObjects(from: newValue, linkType: schema.linkTypes[index], property: property)
             guard schema.accessors[index].assignUnmanaged(self, newValue) else {
                 preconditionFailure("Invalid value for \(schema.className).\(property.name): expected \(property.objectClassName ?? property.type.rawValue)\(property.isOptional ? "?" : ""), got \(newValue.map { "\(type(of: $0))" } ?? "nil")")
             }

@@ -234,6 +234,9 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
                     throw .invalidModel(className: className, property: name, reason: "unsupported link type")
                 }
                 isEmbeddedLink = target is EmbeddedObject.Type
+                if type is AsymmetricObject.Type && !isEmbeddedLink {
+                    throw .invalidModel(className: className, property: name, reason: "an AsymmetricObject can link only to embedded objects")
+                }
                 if collectionType == nil && !valueType._vaultIsOptional {
                     throw .invalidModel(className: className, property: name, reason: "to-one links must be optional (declare it as \(String(describing: target))?)")
                 }
@@ -244,6 +247,9 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
                     throw .invalidModel(className: className, property: name, reason: "embedded objects cannot be in a MutableSet")
                 }
                 linkTarget = String(describing: target)
+            }
+            if isBacklink && type is AsymmetricObject.Type {
+                throw .invalidModel(className: className, property: name, reason: "an AsymmetricObject cannot have LinkingObjects (nothing reads it)")
             }
             if isBacklink && found.options.originProperty == nil {
                 throw .invalidModel(className: className, property: name, reason: "LinkingObjects needs @Persisted(originProperty: \"…\")")

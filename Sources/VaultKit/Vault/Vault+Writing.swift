@@ -68,6 +68,11 @@ extension Vault {
         return try insertRow(object, schema: schema, policy: .error, onlyProperties: nil)
     }
 
+    /// Stores a new asymmetric object (see AsymmetricObject); returns its row id.
+    func insertAsymmetric(_ object: AsymmetricObject, schema: ObjectSchema) throws -> Int64 {
+        try insertRow(object, schema: schema, policy: .error, onlyProperties: nil)
+    }
+
     /// Stores `object`; returns its row id.
     private func insertOrUpdate(_ object: Object, policy: UpdatePolicy, onlyProperties: Set<String>? = nil) throws -> Int64 {
         let schema = try registeredSchema(for: type(of: object))
