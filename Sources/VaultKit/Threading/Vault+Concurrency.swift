@@ -34,6 +34,9 @@ extension Vault {
     /// compaction it needs) runs off the actor.
     public static func open(configuration: Configuration = .defaultConfiguration,
                             isolation: isolated (any Actor)? = #isolation) async throws -> Vault {
+        // Without an actor the vault would belong to whichever thread ran the end of
+        // this function, and the caller may resume on another after the await.
+        precondition(isolation != nil, "Vault.open() confines the vault to the calling actor: call it from actor-isolated or @MainActor code (in non-isolated code, use Vault(configuration:) and no await before its last use)")
         if VaultSession.cached(for: configuration, actor: isolation) == nil, configuration.inMemoryIdentifier == nil {
             try await prepareOffActor(configuration)
         }

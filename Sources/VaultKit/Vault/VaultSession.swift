@@ -253,6 +253,8 @@ final class VaultSession {
         let owner = actor.flatMap { $0 is MainActor ? nil : UInt(bitPattern: ObjectIdentifier($0).hashValue) } ?? currentConfinement()
         guard let key = key(configuration, thread: owner) else { return nil }
         guard let session = cache.withLock({ $0[key]?.session }) else { return nil }
+        // An actor's address may be reused after it is gone: the session must be that actor's.
+        if let actor, !(actor is MainActor), session.actor?.actor !== actor { return nil }
         return session.isCompatible(with: configuration) ? session : nil
     }
 
