@@ -331,3 +331,21 @@ struct WriteTransactionTests {
         #expect(vault.objects(Ticket.self).map(\.id) == [1, 3])
     }
 }
+
+@Suite("Configuration.durability")
+struct DurabilitySettingTests {
+    @Test("full (the default) fsyncs every commit; normal sets SQLite's synchronous = NORMAL; vaults of different durability do not share a session")
+    func durability() throws {
+        let directory = try TemporaryDirectory("durability-setting")
+        var configuration = Vault.Configuration(fileURL: directory.file("d.vault"), encryptionKey: testKey, objectTypes: [TItem.self, TBox.self])
+        let full = try Vault(configuration: configuration)
+        #expect(try full.database.withConnection { try $0.fetchOne("PRAGMA synchronous")?[0].int64 } == 2)
+        configuration.durability = .normal
+        let normal = try Vault(configuration: configuration)
+        #expect(normal != full)
+        #expect(try normal.database.withConnection { try $0.fetchOne("PRAGMA synchronous")?[0].int64 } == 1)
+        try normal.write { normal.add(TItem(1, "fast")) }
+        full.refresh()
+        #expect(full.objects(TItem.self).count == 1)
+    }
+}

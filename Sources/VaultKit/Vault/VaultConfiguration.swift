@@ -69,6 +69,9 @@ extension Vault {
         public var keyIdentifier: String?
         /// Open without ever writing; every write throws.
         public var readOnly = false
+        /// When a commit waits for the disk: ``Durability/full`` (the default) or
+        /// ``Durability/normal``, SQLite's `synchronous` setting for a write-ahead log.
+        public var durability = Durability.full
         /// The version of the code's schema; raise it when the models change.
         public var schemaVersion: UInt64 = 0
         /// Called when the vault opens with a higher ``schemaVersion`` than the
@@ -169,8 +172,26 @@ extension Vault {
                 throw VaultError.missingKey(path: fileURL.path)
             }
             configuration.readOnly = readOnly
+            configuration.synchronous = durability == .full ? .full : .normal
             configuration.prepareDatabase = ConnectionSetup.prepare
             return configuration
+        }
+
+        /// When a commit waits for the disk (sqlite.org/pragma.html#pragma_synchronous,
+        /// in write-ahead-log mode, which file vaults use). In-memory vaults ignore it.
+        public enum Durability: Sendable, Equatable {
+            /// Every commit fsyncs the write-ahead log before `write` returns: a
+            /// commit that returned survives a crash of the process, of the operating
+            /// system, and a power failure.
+            case full
+            /// Commits return without waiting for the disk; the log is fsynced at
+            /// checkpoints. A commit survives a crash of the process, but the last
+            /// commits before a power failure or an operating-system crash may be
+            /// rolled back — the vault stays consistent and opens, at an earlier
+            /// version. (SQLite: "a transaction committed in WAL mode with
+            /// synchronous=NORMAL might roll back following a power loss or system
+            /// crash".) Single-object commits are several times faster.
+            case normal
         }
     }
 }

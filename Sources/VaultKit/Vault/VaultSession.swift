@@ -272,7 +272,7 @@ final class VaultSession {
     private func isCompatible(with other: Vault.Configuration) -> Bool {
         let mine = configuration
         guard mine.readOnly == other.readOnly, mine.schemaVersion == other.schemaVersion,
-              mine.observationTracking == other.observationTracking,
+              mine.observationTracking == other.observationTracking, mine.durability == other.durability,
               mine.inMemoryIdentifier == other.inMemoryIdentifier else { return false }
         switch (mine.objectTypes, other.objectTypes) {
         case (nil, nil): break
