@@ -11,6 +11,9 @@ import VaultKit
 //   wrong-actor     read a live object of an actor-confined vault from another actor
 //   frozen-write    modify a frozen object inside a write of its live vault
 //   frozen-observe  observe frozen results
+//   wrong-queue     read a live object of a queue-confined vault from another queue
+//   unmanaged-reference  make a ThreadSafeReference to an unmanaged object
+//   foreign-reference    resolve a reference in a vault of another file
 
 /// Smuggles a live object past the compiler, as app code with an unsafe
 /// escape would (the misuse the runtime check must catch).
@@ -62,6 +65,22 @@ func runMisuse(_ name: String, configuration: Vault.Configuration) {
         case "frozen-observe":
             let frozen = vault.objects(NItem.self).freeze()
             _ = frozen.observe { _ in }
+        case "wrong-queue":
+            let home = DispatchQueue(label: "home"), elsewhere = DispatchQueue(label: "elsewhere")
+            let smuggled = home.sync { () -> Smuggled<NItem>? in
+                guard let queueVault = try? Vault(configuration: configuration, queue: home),
+                      let item = queueVault.object(ofType: NItem.self, forPrimaryKey: 1) else { return nil }
+                return Smuggled(value: item)
+            }
+            guard let smuggled else { fail("could not open on the queue") }
+            elsewhere.sync { print(smuggled.value.name) }
+        case "unmanaged-reference":
+            _ = ThreadSafeReference(to: NItem.make(2, "unmanaged"))
+        case "foreign-reference":
+            let reference = ThreadSafeReference(to: item)
+            var other = configuration
+            other.fileURL = configuration.fileURL?.deletingLastPathComponent().appendingPathComponent("other.vault")
+            _ = try Vault(configuration: other).resolve(reference)
         default:
             fail("unknown misuse \(name)")
         }

@@ -4,6 +4,38 @@ import VaultCore
 import VaultTestSupport
 @testable import VaultKit
 
+/// An actor whose asynchronous writes fail, are cancelled, and then succeed.
+actor FailingWriter {
+    struct Refused: Error {}
+
+    func run(configuration: Vault.Configuration, lockHeld: @escaping @Sendable () -> Void) async throws -> [String] {
+        let vault = try await Vault.open(configuration: configuration)
+        var log: [String] = []
+        do {
+            try await vault.asyncWrite { vault.add(TItem(40, "rolled back")); throw Refused() }
+        } catch is Refused {
+            log.append("thrown, \(vault.objects(TItem.self).filter("id == 40").count) stored, in write \(vault.isInWriteTransaction)")
+        }
+        // A write waiting for a lock held elsewhere, cancelled while it waits.
+        lockHeld()
+        let waiting = _Concurrency.Task { [self] () -> String in
+            _ = self
+            do {
+                try await vault.asyncWrite { vault.add(TItem(41, "never")) }
+                return "committed"
+            } catch is CancellationError {
+                return "cancelled"
+            } catch {
+                return "\(error)"
+            }
+        }
+        try await _Concurrency.Task.sleep(for: .milliseconds(30))
+        waiting.cancel()
+        log.append(await waiting.value)
+        return log
+    }
+}
+
 /// An actor that keeps its vault across suspension points and hears commits made elsewhere.
 actor Librarian {
     func run(configuration: Vault.Configuration) async throws -> [String] {
@@ -61,6 +93,51 @@ struct ConcurrencyTests {
             "update [1, 2, 3, 50] -[] +[3] ~[0, 1, 2]",
             "written on the actor score 9",
         ])
+    }
+
+    @Test("an asyncWrite whose block throws rolls back; one cancelled while it waits for the lock throws CancellationError and holds nothing")
+    func asyncWriteFailures() async throws {
+        let configuration = threadingConfiguration(directory)
+        let release = DispatchSemaphore(value: 0), askToHold = DispatchSemaphore(value: 0), held = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            _ = askToHold.wait(timeout: .now() + 20)   // until the actor asks for the lock to be held
+            if let vault = try? Vault(configuration: configuration) {
+                vault.beginWrite()
+                vault.add(TItem(50, "holder"))
+                held.signal()
+                _ = release.wait(timeout: .now() + 20)
+                try? vault.commitWrite()
+            } else {
+                held.signal()
+            }
+        }
+        holder.start()
+        let log = try await FailingWriter().run(configuration: configuration) {
+            askToHold.signal()
+            _ = held.wait(timeout: .now() + 20)
+        }
+        release.signal()
+        #expect(log == ["thrown, 0 stored, in write false", "cancelled"])
+        // Nothing was left holding the writer: a later write goes through.
+        let count = try onNewThread { () -> Int in
+            let vault = try Vault(configuration: configuration)
+            try vault.write { vault.add(TItem(51, "after")) }
+            return vault.objects(TItem.self).count
+        }
+        #expect(count == 2)
+    }
+
+    @Test("writeAsync on a plain thread runs at once, as write {} does, then calls onComplete")
+    func plainThreadWriteAsync() throws {
+        let configuration = threadingConfiguration(directory)
+        let outcome = try onNewThread { () -> [String] in
+            let vault = try Vault(configuration: configuration)
+            var log: [String] = []
+            vault.writeAsync({ vault.add(TItem(60, "now")); log.append("block") }, onComplete: { error in log.append("complete \(error == nil)") })
+            log.append("returned, \(vault.objects(TItem.self).count) stored")
+            return log
+        }
+        #expect(outcome == ["block", "complete true", "returned, 1 stored"])
     }
 
     @Test("writeAsync, beginAsyncWrite/commitAsyncWrite and cancelAsyncWrite on a queue-confined vault: in order, completions on the queue")

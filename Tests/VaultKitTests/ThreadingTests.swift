@@ -108,13 +108,16 @@ struct ThreadSafeReferenceTests {
         #expect(stored == "renamed on an actor")
     }
 
-    @Test("using a live object on the wrong thread or actor, writing a frozen object and observing frozen results are refused with Realm's messages")
+    @Test("using a live object on the wrong thread, queue or actor, writing a frozen object, observing frozen results and misusing references are refused with Realm's messages")
     func misuseIsRefused() throws {
         let expectations = [
             ("wrong-thread", "Vault accessed from incorrect thread: a managed TItem"),
             ("wrong-actor", "Vault accessed from incorrect thread: a managed TItem"),
             ("frozen-write", "Cannot modify the frozen object NItem.name"),
             ("frozen-observe", "Frozen vaults do not change and do not have change notifications"),
+            ("wrong-queue", "Vault accessed from incorrect thread: a managed TItem"),
+            ("unmanaged-reference", "Cannot make a thread-safe reference to an unmanaged NItem object"),
+            ("foreign-reference", "Cannot resolve a ThreadSafeReference in the vault at"),
         ]
         for (index, (misuse, message)) in expectations.enumerated() {
             let process = Process()
@@ -131,7 +134,7 @@ struct ThreadSafeReferenceTests {
             _ = stdout.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal, "\(misuse) must stop the process")
-            let expected = misuse == "frozen-write" || misuse == "frozen-observe" ? message : message.replacingOccurrences(of: "TItem", with: "NItem")
+            let expected = message.replacingOccurrences(of: "TItem", with: "NItem")
             #expect(errorText.contains(expected), "\(misuse): \(errorText.prefix(400))")
         }
     }
