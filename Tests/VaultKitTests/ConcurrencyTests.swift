@@ -82,7 +82,7 @@ struct ConcurrencyTests {
         #expect(lines.last == "ids [1, 2, 3, 4, 100]")
     }
 
-    @Test("an actor-isolated vault is used across await points and its observers hear other threads' commits on the actor")
+    @Test("an actor-isolated vault is used across await points and its observers hear other threads' commits on the actor", .timeLimit(.minutes(1)))
     func actorIsolatedVault() async throws {
         let configuration = threadingConfiguration(directory)
         try onNewThread { try seedBox(try Vault(configuration: configuration)) }
@@ -95,26 +95,24 @@ struct ConcurrencyTests {
         ])
     }
 
-    @Test("an asyncWrite whose block throws rolls back; one cancelled while it waits for the lock throws CancellationError and holds nothing")
+    @Test("an asyncWrite whose block throws rolls back; one cancelled while it waits for the lock throws CancellationError and holds nothing", .timeLimit(.minutes(1)))
     func asyncWriteFailures() async throws {
         let configuration = threadingConfiguration(directory)
-        let release = DispatchSemaphore(value: 0), askToHold = DispatchSemaphore(value: 0), held = DispatchSemaphore(value: 0)
-        let holder = Thread {
-            _ = askToHold.wait(timeout: .now() + 20)   // until the actor asks for the lock to be held
-            if let vault = try? Vault(configuration: configuration) {
-                vault.beginWrite()
-                vault.add(TItem(50, "holder"))
-                held.signal()
-                _ = release.wait(timeout: .now() + 20)
-                try? vault.commitWrite()
-            } else {
-                held.signal()
-            }
-        }
-        holder.start()
+        let release = DispatchSemaphore(value: 0), held = DispatchSemaphore(value: 0)
+        // The lock holder starts only when the actor asks for it, whatever the machine's load.
         let log = try await FailingWriter().run(configuration: configuration) {
-            askToHold.signal()
-            _ = held.wait(timeout: .now() + 20)
+            Thread {
+                if let vault = try? Vault(configuration: configuration) {
+                    vault.beginWrite()
+                    vault.add(TItem(50, "holder"))
+                    held.signal()
+                    _ = release.wait(timeout: .now() + 120)
+                    try? vault.commitWrite()
+                } else {
+                    held.signal()
+                }
+            }.start()
+            _ = held.wait(timeout: .now() + 120)
         }
         release.signal()
         #expect(log == ["thrown, 0 stored, in write false", "cancelled"])

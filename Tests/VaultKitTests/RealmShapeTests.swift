@@ -103,3 +103,28 @@ struct BeginWriteTests {
         }
     }
 }
+
+@Suite("Adding cycles of new objects")
+struct CycleTests {
+    @Test("a graph of new objects that links back (lists and to-one links) is added once per object, every link in place")
+    func cycles() throws {
+        let directory = try TemporaryDirectory("cycles")
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("c.vault"), encryptionKey: testKey, objectTypes: [PPerson.self, PAddress.self]))
+        let ada = PPerson(value: ["id": 1, "firstName": "Ada"])
+        let grace = PPerson(value: ["id": 2, "firstName": "Grace"])
+        let alan = PPerson(value: ["id": 3, "firstName": "Alan"])
+        ada.friends.append(objectsIn: [grace, alan])
+        grace.friends.append(ada)
+        ada.mentor = alan
+        alan.mentor = grace
+        grace.mentor = ada
+        alan.friends.append(alan)
+        try vault.write { vault.add(ada) }
+        #expect(vault.objects(PPerson.self).count == 3)
+        let stored = try #require(vault.object(ofType: PPerson.self, forPrimaryKey: 1))
+        #expect(stored.friends.map(\.id) == [2, 3] && stored.mentor?.id == 3)
+        #expect(stored.mentor?.mentor?.id == 2 && stored.mentor?.mentor?.mentor?.id == 1)
+        #expect(stored.friends[0].friends.map(\.id) == [1] && stored.friends[1].friends.map(\.id) == [3])
+        #expect(ada.isSameObject(as: stored) && alan.vault != nil)
+    }
+}

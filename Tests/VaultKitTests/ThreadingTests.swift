@@ -91,7 +91,7 @@ struct ThreadSafeReferenceTests {
         #expect(afterDelete == [true, true, true])
     }
 
-    @Test("a reference handed to another actor resolves there and writes; the vault there is the actor's")
+    @Test("a reference handed to another actor resolves there and writes; the vault there is the actor's", .timeLimit(.minutes(1)))
     func referenceAcrossActors() async throws {
         let configuration = threadingConfiguration(directory)
         let reference = try onNewThread { () -> ThreadSafeReference<TItem> in
@@ -161,7 +161,7 @@ struct ThreadingExtrasTests {
         #expect(try onNewThread { wrapper.wrappedValue == nil })
     }
 
-    @Test("Vault(configuration:actor:) confines the vault to the actor named")
+    @Test("Vault(configuration:actor:) confines the vault to the actor named", .timeLimit(.minutes(1)))
     func explicitActor() async throws {
         let configuration = threadingConfiguration(directory)
         try onNewThread { try seedBox(try Vault(configuration: configuration)) }

@@ -48,6 +48,8 @@ extension Vault {
     /// unmanaged; an embedded object is stored as a new row owned by the caller.
     func storedReference(to object: ObjectBase?) -> DatabaseValue {
         guard let object else { return .null }
+        // A new object being inserted further up (a cycle): its row exists already.
+        if let progress = session.rowsInProgress[ObjectIdentifier(object)], let rowID = progress { return .integer(rowID) }
         do {
             if let object = object as? Object {
                 return .integer(try insertOrUpdate(object, policy: .modified))
@@ -86,13 +88,23 @@ extension Vault {
 
     /// Inserts (or, with a primary key and an update policy, updates) the row of
     /// an unmanaged object and its collections; the object becomes managed.
+    ///
+    /// Cycles of new objects (a friend list that leads back, a mentor's mentor)
+    /// are inserted once each, as Realm does: a new object's row is inserted
+    /// first with its links empty and the object becomes managed at once; only
+    /// then are its links and collections stored, so whatever leads back to it
+    /// finds its row. An existing row (an update policy) is known before its
+    /// links are followed, for the same reason.
     private func insertRow(_ object: ObjectBase, schema: ObjectSchema, policy: UpdatePolicy, onlyProperties: Set<String>?) throws -> Int64 {
+        let key = ObjectIdentifier(object)
+        defer { session.rowsInProgress[key] = nil }
         var values = [DatabaseValue](repeating: .null, count: schema.properties.count)
         var collections: [(index: Int, entries: [(key: String?, value: Any)])] = []
+        var links: [(index: Int, target: ObjectBase)] = []
         for (index, accessor) in schema.accessors.enumerated() {
             switch accessor.readUnmanaged(object) {
             case .column(let value): values[index] = value
-            case .link(let target): values[index] = storedReference(to: target)
+            case .link(let target): if let target { links.append((index, target)) }
             case .collection(let entries):
                 if schema.properties[index].collectionKind != nil { collections.append((index, entries)) }
             }
@@ -104,34 +116,56 @@ extension Vault {
                 }
             }
         }
-        var updatedExisting = false
-        let rowID = try withDatabase { db -> Int64 in
-            if policy != .error, let pk = schema.primaryKeyIndex,
-               let existing = try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first,
-               let rowID = existing[0].int64 {
-                var stored = schema.expand(existing.values.dropFirst())
-                let changed = schema.columnIndexes.filter { index in
-                    guard index != pk else { return false }
-                    if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { return false }
-                    return policy == .all || stored[index] != values[index]
-                }
-                if !changed.isEmpty {
-                    session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: changed, isUpdateStatement: true)
+        // An existing row to update?
+        var existing: [DatabaseValue]?
+        if policy != .error, let pk = schema.primaryKeyIndex {
+            existing = try withDatabase { db in try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first?.values }
+        }
+        let rowID: Int64
+        let updatedExisting = existing != nil
+        if let existing, let existingID = existing.first?.int64 {
+            rowID = existingID
+            session.rowsInProgress[key] = .some(rowID)
+            for (index, target) in links { values[index] = storedReference(to: target) }
+            var stored = schema.expand(existing.dropFirst())
+            let pk = schema.primaryKeyIndex
+            let changed = schema.columnIndexes.filter { index in
+                guard index != pk else { return false }
+                if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { return false }
+                return policy == .all || stored[index] != values[index]
+            }
+            if !changed.isEmpty {
+                session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: changed, isUpdateStatement: true)
+                try withDatabase { db in
                     try db.execute(schema.updateSQL(columns: changed), arguments: changed.map { values[$0] } + [.integer(rowID)])
                 }
-                for index in changed { stored[index] = values[index] }
-                values = stored
-                updatedExisting = true
-                return rowID
             }
-            do {
-                try schema.statement(.insert, on: db).execute(schema.hasOnlyColumns ? values : schema.columnIndexes.map { values[$0] })
-            } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
-                // The property, never the value: it may be a user's data (SECURITY.md).
-                let key = schema.primaryKeyProperty?.name ?? "?"
-                throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
+            for index in changed { stored[index] = values[index] }
+            values = stored
+            object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
+        } else {
+            rowID = try withDatabase { db -> Int64 in
+                do {
+                    try schema.statement(.insert, on: db).execute(schema.hasOnlyColumns ? values : schema.columnIndexes.map { values[$0] })
+                } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
+                    // The property, never the value: it may be a user's data (SECURITY.md).
+                    let key = schema.primaryKeyProperty?.name ?? "?"
+                    throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
+                }
+                return db.lastInsertedRowID
             }
-            return db.lastInsertedRowID
+            // Managed from here on: links and collections that lead back find its row.
+            session.rowsInProgress[key] = .some(rowID)
+            object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
+            contentVersion &+= 1
+            let linked = links.map { (index: $0.index, value: storedReference(to: $0.target)) }.filter { !$0.value.isNull }
+            if !linked.isEmpty {
+                try withDatabase { db in
+                    try db.execute(schema.updateSQL(columns: linked.map(\.index)), arguments: linked.map(\.value) + [.integer(rowID)])
+                }
+                for (index, value) in linked { values[index] = value }
+                object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
+            }
         }
         for (index, entries) in collections {
             if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { continue }
@@ -143,7 +177,6 @@ extension Vault {
             storeCollection(binding, entries: encoded, replacing: updatedExisting)
         }
         contentVersion &+= 1
-        object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
         return rowID
     }
 

@@ -80,6 +80,8 @@ final class VaultSession {
     var borrowingThread: UInt = 0
     /// The first error of the current write transaction; `commitWrite` throws it.
     var deferredError: Error?
+    /// Objects whose rows `add` is inserting, with their row ids (see Vault+Writing: cycles).
+    var rowsInProgress: [ObjectIdentifier: Int64?] = [:]
 
     // Notifications (see Notifications/).
     /// Where this file's commits and observers meet in this process.
