@@ -93,4 +93,21 @@ struct VaultCollectionTests {
         let unmanaged = AnyVaultCollection(List<String>())
         #expect(unmanaged.vault == nil && unmanaged.isEmpty && !unmanaged.isFrozen)
     }
+
+    @Test("equality as Realm's collections compare, and where { } on every collection of objects")
+    func equalityAndTypedQueries() throws {
+        let vault = try Vault(configuration: threadingConfiguration(directory))
+        try seedBox(vault)
+        let box = try #require(vault.object(ofType: TBox.self, forPrimaryKey: 1))
+        let again = try #require(vault.object(ofType: TBox.self, forPrimaryKey: 1))
+        #expect(box.items == again.items && box.itemSet == again.itemSet && box.boxed == again.boxed)
+        #expect(vault.objects(TItem.self).filter("id > 1") == vault.objects(TItem.self).filter("id > 1"))
+        #expect(vault.objects(TItem.self).filter("id > 1") != vault.objects(TItem.self).filter("id > 2"))
+        #expect(AnyVaultCollection(box.items) == AnyVaultCollection(again.items) && AnyVaultCollection(box.items) != AnyVaultCollection(vault.objects(TItem.self)))
+        #expect(List<String>() != List<String>())
+        func matching<C: VaultCollection>(_ collection: C) -> [Int] where C.Element == TItem {
+            collection.where { $0.id >= 2 }.sorted(byKeyPath: "id").map(\.id)
+        }
+        #expect(matching(box.items) == [2, 3] && matching(box.boxed) == [2, 3] && matching(AnyVaultCollection(box.itemSet)) == [2, 3])
+    }
 }

@@ -44,6 +44,11 @@ public struct AnyVaultCollection<Element>: VaultCollection {
 
     public func _threadHandover() -> _ThreadHandover { box.handover() }
 
+    /// The same wrapped collection (see the wrapped type's equality).
+    public static func == (lhs: AnyVaultCollection<Element>, rhs: AnyVaultCollection<Element>) -> Bool {
+        lhs.box.isEqual(to: rhs.box.baseCollection)
+    }
+
     public static func _resolve(_ handover: _ThreadHandover, in vault: Vault) -> AnyVaultCollection<Element>? {
         handover.erasedResolve?(vault) as? AnyVaultCollection<Element>
     }
@@ -64,6 +69,7 @@ class AnyVaultCollectionBox<Element> {
     func setValue(_ value: Any?, forKey key: String) { preconditionFailure("abstract") }
     func objectResults() -> Any? { preconditionFailure("abstract") }
     func handover() -> _ThreadHandover { preconditionFailure("abstract") }
+    func isEqual(to other: any VaultCollection) -> Bool { preconditionFailure("abstract") }
     func observe(keyPaths: [String]?, _ block: @escaping (VaultCollectionChange<AnyVaultCollection<Element>>) -> Void) -> NotificationToken {
         preconditionFailure("abstract")
     }
@@ -88,6 +94,10 @@ final class ConcreteVaultCollectionBox<C: VaultCollection>: AnyVaultCollectionBo
     override func value(forKey key: String) -> Any? { base.value(forKey: key) }
     override func setValue(_ value: Any?, forKey key: String) { base.setValue(value, forKey: key) }
     override func objectResults() -> Any? { base._objectResults() }
+    override func isEqual(to other: any VaultCollection) -> Bool {
+        guard let other = other as? C else { return false }
+        return base == other
+    }
 
     override func handover() -> _ThreadHandover {
         var handover = base._threadHandover()

@@ -14,7 +14,7 @@ import VaultCore
 /// Queries (`filter`, `where`, `sorted`, `distinct`, `min`/`max`/`sum`/`average`
 /// of a property, `index(matching:)`) are for collections of objects, as in
 /// Realm; they run in the vault, so the collection must be managed.
-public protocol VaultCollection: RandomAccessCollection, CustomStringConvertible, ThreadConfined where Index == Int {
+public protocol VaultCollection: RandomAccessCollection, CustomStringConvertible, ThreadConfined, Equatable where Index == Int {
     /// The vault managing the collection; `nil` while unmanaged (Realm's `realm`).
     var vault: Vault? { get }
     /// Every element's value of property `key` (for values, `"self"`: the
@@ -48,7 +48,7 @@ extension VaultCollection {
 
 extension VaultCollection where Element: ObjectBase {
     /// The collection's objects as live `Results` (stops the program for an unmanaged collection).
-    private var queryResults: Results<Element> {
+    var queryResults: Results<Element> {
         guard let results = _objectResults() as? Results<Element> else {
             preconditionFailure("Queries on a \(Self.self) need it to be managed by a vault: they run in the vault")
         }
@@ -104,6 +104,48 @@ extension VaultCollection where Element: ObjectBase {
     public func sum<T: PersistableValue>(ofProperty property: String) -> T { queryResults.sum(ofProperty: property) }
     /// The average of a numeric property, or nil when empty.
     public func average<T: PersistableValue>(ofProperty property: String) -> T? { queryResults.average(ofProperty: property) }
+}
+
+// Equality, as Realm's collections compare: the same collection (results of the
+// same query in the same vault instance; a list, set or backlinks of the same
+// owner and property), or for unmanaged ones the same instance.
+
+extension Results: Equatable {
+    /// The same query (class, filters, sort, distinct, base collection) in the same vault instance.
+    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool {
+        lhs.owner == rhs.owner && lhs.schema === rhs.schema
+            && lhs.compiled.idQuery.sql == rhs.compiled.idQuery.sql && lhs.compiled.idQuery.bindings == rhs.compiled.idQuery.bindings
+    }
+}
+
+extension CollectionBinding {
+    /// The same owner row and property, in the same vault instance.
+    func isSame(as other: CollectionBinding) -> Bool {
+        vault == other.vault && owner === other.owner && ownerRowID == other.ownerRowID && propertyIndex == other.propertyIndex
+    }
+}
+
+extension BoundCollection {
+    static func sameCollection(_ lhs: Self, _ rhs: Self) -> Bool {
+        if lhs === rhs { return true }
+        guard let left = lhs.binding, let right = rhs.binding else { return false }
+        return left.isSame(as: right)
+    }
+}
+
+extension List: Equatable {
+    /// The same managed list (owner and property in the same vault instance), or the same unmanaged instance.
+    public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool { sameCollection(lhs, rhs) }
+}
+
+extension MutableSet: Equatable {
+    /// The same managed set, or the same unmanaged instance.
+    public static func == (lhs: MutableSet<Element>, rhs: MutableSet<Element>) -> Bool { sameCollection(lhs, rhs) }
+}
+
+extension LinkingObjects: Equatable {
+    /// The same backlinks (owner and property in the same vault instance), or the same unmanaged instance.
+    public static func == (lhs: LinkingObjects<Element>, rhs: LinkingObjects<Element>) -> Bool { sameCollection(lhs, rhs) }
 }
 
 /// Key-value coding shared by the collections: objects by property, values by `"self"`.

@@ -178,9 +178,9 @@ extension Results {
     }
 }
 
-extension QueryableCollection {
+extension VaultCollection where Element: ObjectBase {
     /// The objects matching a typed query (see ``Results/where(_:)``).
-    public func `where`(_ isIncluded: (Query<QueryElement>) -> Query<Bool>) -> Results<QueryElement> {
-        results.where(isIncluded)
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        queryResults.where(isIncluded)
     }
 }
