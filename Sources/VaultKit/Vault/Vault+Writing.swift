@@ -97,7 +97,8 @@ extension Vault {
     /// links are followed, for the same reason.
     private func insertRow(_ object: ObjectBase, schema: ObjectSchema, policy: UpdatePolicy, onlyProperties: Set<String>?) throws -> Int64 {
         let key = ObjectIdentifier(object)
-        defer { session.rowsInProgress[key] = nil }
+        var inProgress = false
+        defer { if inProgress { session.rowsInProgress[key] = nil } }
         var values = [DatabaseValue](repeating: .null, count: schema.properties.count)
         var collections: [(index: Int, entries: [(key: String?, value: Any)])] = []
         var links: [(index: Int, target: ObjectBase)] = []
@@ -121,11 +122,18 @@ extension Vault {
         if policy != .error, let pk = schema.primaryKeyIndex {
             existing = try withDatabase { db in try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first?.values }
         }
+        // Only an object that links to others can be reached again while it is inserted.
+        let mayBeReachedAgain = !links.isEmpty || collections.contains { schema.properties[$0.index].objectClassName != nil }
+        func markInProgress(_ rowID: Int64) {
+            guard mayBeReachedAgain else { return }
+            inProgress = true
+            session.rowsInProgress[key] = .some(rowID)
+        }
         let rowID: Int64
         let updatedExisting = existing != nil
         if let existing, let existingID = existing.first?.int64 {
             rowID = existingID
-            session.rowsInProgress[key] = .some(rowID)
+            markInProgress(rowID)
             for (index, target) in links { values[index] = storedReference(to: target) }
             var stored = schema.expand(existing.dropFirst())
             let pk = schema.primaryKeyIndex
@@ -155,7 +163,7 @@ extension Vault {
                 return db.lastInsertedRowID
             }
             // Managed from here on: links and collections that lead back find its row.
-            session.rowsInProgress[key] = .some(rowID)
+            markInProgress(rowID)
             object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
             contentVersion &+= 1
             let linked = links.map { (index: $0.index, value: storedReference(to: $0.target)) }.filter { !$0.value.isNull }
