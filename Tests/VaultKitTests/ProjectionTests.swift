@@ -79,4 +79,27 @@ struct ProjectionTests {
         #expect(frozen.count == 2 && frozen.isFrozen && frozen[0].isFrozen && aCards.count == 3)
         #expect(frozen.thaw()?.count == 3)
     }
+
+    @Test("observing one projection reports the projected names of the written root properties")
+    func observeProjection() throws {
+        let vault = try peopleVault()
+        let ada = PersonCard(projecting: try #require(vault.object(ofType: PPerson.self, forPrimaryKey: 1)))
+        var heard: [String] = []
+        let token = ada.observe { change in
+            switch change {
+            case .change(_, let properties): heard.append(properties.map { "\($0.name) \($0.newValue.map { "\($0)" } ?? "-")" }.sorted().joined(separator: ", "))
+            case .deleted: heard.append("deleted")
+            case .error(let error): heard.append("\(error)")
+            }
+        }
+        vault.refresh()
+        try vault.write { ada.rootObject.firstName = "Ada L."; ada.rootObject.lastName = "King" }
+        vault.refresh()
+        try vault.write { ada.rootObject.address?.city = "Marylebone" }
+        vault.refresh()
+        try vault.write { vault.delete(ada.rootObject) }
+        vault.refresh()
+        token.invalidate()
+        #expect(heard == ["name Ada L.", "homeCity -", "deleted"], "lastName is not projected; the city is written through the embedded address")
+    }
 }

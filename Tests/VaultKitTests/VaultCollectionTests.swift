@@ -106,7 +106,8 @@ struct VaultCollectionTests {
         #expect(AnyVaultCollection(box.items) == AnyVaultCollection(again.items) && AnyVaultCollection(box.items) != AnyVaultCollection(vault.objects(TItem.self)))
         #expect(List<String>() != List<String>())
         func matching<C: VaultCollection>(_ collection: C) -> [Int] where C.Element == TItem {
-            collection.where { $0.id >= 2 }.sorted(byKeyPath: "id").map(\.id)
+            guard collection.max(of: \.id) == 3, collection.sum(of: \.id) == 6, collection.distinct(by: [\TItem.score]).count == 1 else { return [] }
+            return collection.where { $0.id >= 2 }.sorted(by: \.id, ascending: true).map(\.id)
         }
         #expect(matching(box.items) == [2, 3] && matching(box.boxed) == [2, 3] && matching(AnyVaultCollection(box.itemSet)) == [2, 3])
     }

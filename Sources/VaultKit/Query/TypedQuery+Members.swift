@@ -183,4 +183,23 @@ extension VaultCollection where Element: ObjectBase {
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         queryResults.where(isIncluded)
     }
+
+    /// The objects sorted by a typed key path.
+    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        queryResults.sorted(by: keyPath, ascending: ascending)
+    }
+
+    /// The first object of each distinct combination of the values at `keyPaths`.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == PartialKeyPath<Element> {
+        queryResults.distinct(by: keyPaths)
+    }
+
+    /// The smallest value at a typed key path.
+    public func min<V: PersistableValue>(of keyPath: KeyPath<Element, V>) -> V? { queryResults.min(of: keyPath) }
+    /// The largest value at a typed key path.
+    public func max<V: PersistableValue>(of keyPath: KeyPath<Element, V>) -> V? { queryResults.max(of: keyPath) }
+    /// The sum at a typed key path.
+    public func sum<V: PersistableValue>(of keyPath: KeyPath<Element, V>) -> V { queryResults.sum(of: keyPath) }
+    /// The average at a typed key path.
+    public func average<V: PersistableValue>(of keyPath: KeyPath<Element, V>) -> V? { queryResults.average(of: keyPath) }
 }

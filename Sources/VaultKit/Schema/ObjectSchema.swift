@@ -382,7 +382,17 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     func propertyIndex(forKeyPath keyPath: AnyKeyPath) -> Int? {
         guard let access = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }),
               access.keyPath == keyPath else { return nil }
-        let construction = Int(truncatingIfNeeded: access.tag ^ seed)
+        return propertyIndex(forTag: access.tag)
+    }
+
+    /// The first `@Persisted` property a longer key path reads (`\Person.address?.city`: `address`).
+    func firstPropertyRead(by keyPath: AnyKeyPath) -> Int? {
+        guard let access = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }) else { return nil }
+        return propertyIndex(forTag: access.tag)
+    }
+
+    private func propertyIndex(forTag tag: UInt64) -> Int? {
+        let construction = Int(truncatingIfNeeded: tag ^ seed)
         guard indexByConstruction.indices.contains(construction) else { return nil }
         return indexByConstruction[construction]
     }
