@@ -260,3 +260,29 @@ struct ObserveOnQueueTests {
     }
 }
 
+
+@Suite("Typed key paths in observe")
+struct TypedKeyPathObservationTests {
+    @Test("observe(keyPaths: [\\.name]) on results and objects counts writes to those properties only")
+    func typedKeyPaths() throws {
+        let directory = try TemporaryDirectory("typed-keypaths")
+        let vault = try Vault(configuration: threadingConfiguration(directory))
+        try seedBox(vault)
+        let item = try #require(vault.object(ofType: TItem.self, forPrimaryKey: 1))
+        var heard: [String] = []
+        let objectToken = item.observe(keyPaths: [\TItem.name]) { change in
+            if case .change(_, let properties) = change { heard.append("object \(properties.map(\.name))") }
+        }
+        let resultsToken = vault.objects(TItem.self).observe(keyPaths: [\TItem.score]) { change in
+            if case .update(_, _, _, let modifications) = change { heard.append("results ~\(modifications)") }
+        }
+        vault.refresh()
+        try vault.write { item.score = 3 }
+        vault.refresh()
+        try vault.write { item.name = "renamed" }
+        vault.refresh()
+        objectToken.invalidate()
+        resultsToken.invalidate()
+        #expect(heard == ["results ~[0]", "object [\"name\"]"])
+    }
+}

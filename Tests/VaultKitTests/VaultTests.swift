@@ -349,3 +349,25 @@ struct DurabilitySettingTests {
         #expect(full.objects(TItem.self).count == 1)
     }
 }
+
+@Suite("Vault.deleteFiles(for:)")
+struct DeleteFilesTests {
+    @Test("refused while the vault is open in this process (nothing deleted); then deletes the file and its companions; false when there is nothing")
+    func deleteFiles() throws {
+        let directory = try TemporaryDirectory("delete-files")
+        let configuration = Vault.Configuration(fileURL: directory.file("gone.vault"), encryptionKey: testKey, objectTypes: [TItem.self, TBox.self])
+        do {
+            let vault = try Vault(configuration: configuration)
+            try vault.write { vault.add(TItem(1, "one")) }
+            #expect(throws: VaultError.self) { try Vault.deleteFiles(for: configuration) }
+            #expect(vault.objects(TItem.self).count == 1)
+        }
+        let url = directory.file("gone.vault")
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        #expect(try Vault.deleteFiles(for: configuration))
+        for suffix in ["", "-wal", "-shm", ".lock"] { #expect(!FileManager.default.fileExists(atPath: url.path + suffix)) }
+        #expect(try !Vault.deleteFiles(for: configuration))
+        #expect(try !Vault.deleteFiles(for: Vault.Configuration(inMemoryIdentifier: "nothing", encryptionKey: testKey)))
+        #expect(try Vault(configuration: configuration).objects(TItem.self).isEmpty, "a new, empty vault opens there")
+    }
+}

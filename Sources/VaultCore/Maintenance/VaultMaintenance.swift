@@ -314,6 +314,35 @@ public enum VaultMaintenance {
         withExtendedLifetime(lock) {}
     }
 
+    /// Deletes a vault file and its companions (`-wal`, `-shm`, `-journal`,
+    /// `.lock`, `.notify`) when no connection in this process and no other
+    /// process has it open; returns whether anything was deleted.
+    /// - Throws: ``VaultError/inUse(path:detail:)`` when it is open.
+    @discardableResult
+    public static func deleteFiles(ofVaultAt url: URL) throws(VaultError) -> Bool {
+        try VaultVFS.register()
+        let path = VaultVFS.fullPathname(url.standardizedFileURL.path)
+        if VaultRegistry.keys(forDatabase: path) != nil {
+            throw VaultError.inUse(path: path, detail: "it is open in this process: release every vault, object and collection of it first")
+        }
+        let companions = ["", "-wal", "-shm", "-journal", ".notify"]
+        guard companions.contains(where: { FileManager.default.fileExists(atPath: path + $0) }) else { return false }
+        // Held while deleting, so that no other process opens the vault meanwhile.
+        let lock = try VaultUseLock.acquire(vaultPath: path, mode: .exclusive)
+        var deleted = false
+        for suffix in companions where FileManager.default.fileExists(atPath: path + suffix) {
+            do {
+                try FileManager.default.removeItem(atPath: path + suffix)
+                deleted = true
+            } catch {
+                throw VaultError.io(path: path + suffix, detail: "cannot delete it: \(error.localizedDescription)")
+            }
+        }
+        withExtendedLifetime(lock) {}
+        try? FileManager.default.removeItem(atPath: VaultUseLock.lockPath(forVault: path))
+        return deleted
+    }
+
     static func existingVaultPath(_ url: URL) throws(VaultError) -> String {
         try VaultVFS.register()
         let path = VaultVFS.fullPathname(url.standardizedFileURL.path)

@@ -42,3 +42,16 @@ extension Vault {
         }
     }
 }
+
+extension Vault {
+    /// Deletes the files of the vault `configuration` names (the database and
+    /// its companions), as Realm's `Realm.deleteFiles(for:)`; returns whether
+    /// anything was deleted. In-memory configurations have no files: false.
+    /// - Throws: `VaultError.inUse` while any vault of that file is open in
+    ///   this process or another (nothing is deleted then).
+    @discardableResult
+    public static func deleteFiles(for configuration: Configuration) throws -> Bool {
+        guard configuration.inMemoryIdentifier == nil, let url = configuration.fileURL else { return false }
+        return try VaultMaintenance.deleteFiles(ofVaultAt: url)
+    }
+}
