@@ -68,7 +68,7 @@ private struct ResultsHandover: @unchecked Sendable {
 extension Results {
     /// Observes these results with delivery on a serial `queue` (Realm's
     /// signature): the block runs there with results that belong to `queue`
-    /// (a vault confined to it). With `queue` nil, as ``observe(keyPaths:_:)``.
+    /// (a vault confined to it). With `queue` nil, as ``observe(keyPaths:_:)-([String]?,_)``.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (VaultCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
@@ -98,7 +98,7 @@ private struct ObjectHandover: Sendable {
 extension ObservableVaultObject {
     /// Observes this object with delivery on a serial `queue` (Realm's
     /// signature): the block runs there with the object as read by a vault
-    /// confined to `queue`. With `queue` nil, as ``observe(keyPaths:_:)``.
+    /// confined to `queue`. With `queue` nil, as ``observe(keyPaths:_:)-([String]?,_)``.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }

@@ -198,7 +198,7 @@ extension Results {
 }
 
 extension LinkingObjects {
-    /// Observes the objects linking here, as ``Results/observe(keyPaths:_:)`` does.
+    /// Observes the objects linking here, as ``Results/observe(keyPaths:_:)-([String]?,_)`` does.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
         guard binding != nil else { preconditionFailure("Only the LinkingObjects of a managed object can be observed") }
         let results = self.results
