@@ -41,30 +41,6 @@ final class DeferredObservation: Sendable {
     }
 }
 
-/// What a `Results` is, detached from its vault so it can be rebuilt in another
-/// vault of the same file.
-///
-/// `@unchecked Sendable` is safe because it is read once, on the target queue,
-/// after the caller handed it over, and holds value data only: a schema
-/// (immutable), the query tree, and row ids of the bound collection.
-private struct ResultsHandover: @unchecked Sendable {
-    let configuration: Vault.Configuration
-    let schema: ObjectSchema
-    let definition: ResultsDefinition
-
-    func results<Element: ObjectBase>(in vault: Vault, as _: Element.Type) throws -> Results<Element> {
-        var definition = self.definition
-        switch definition.base {
-        case .table: break
-        case .collection(let binding):
-            definition.base = .collection(CollectionBinding(vault: vault, owner: binding.owner, ownerRowID: binding.ownerRowID, propertyIndex: binding.propertyIndex))
-        case .linkingObjects(let binding):
-            definition.base = .linkingObjects(CollectionBinding(vault: vault, owner: binding.owner, ownerRowID: binding.ownerRowID, propertyIndex: binding.propertyIndex))
-        }
-        return try Results(vault: vault, schema: vault.schema(for: schema.type), definition: definition)
-    }
-}
-
 extension Results {
     /// Observes these results with delivery on a serial `queue` (Realm's
     /// signature): the block runs there with results that belong to `queue`
@@ -72,13 +48,13 @@ extension Results {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (VaultCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
-        let handover = ResultsHandover(configuration: owner.configuration, schema: schema, definition: definition)
+        let handover = _threadHandover()   // Sendable value data (see ThreadSafeReference)
         let deferred = DeferredObservation()
         queue.async {
             guard !deferred.isCancelled else { return }
             do {
                 let vault = try Vault(configuration: handover.configuration, queue: queue)
-                let results = try handover.results(in: vault, as: Element.self)
+                guard let results = try Results.rebuild(handover, in: vault, requiringOwner: false) else { return }
                 deferred.attach(results.observe(keyPaths: keyPaths, block))
             } catch {
                 block(.error(error))
@@ -88,13 +64,6 @@ extension Results {
     }
 }
 
-/// An object's class and row, to find it again in another vault of the same file.
-private struct ObjectHandover: Sendable {
-    let configuration: Vault.Configuration
-    let className: String
-    let rowID: Int64
-}
-
 extension ObservableVaultObject {
     /// Observes this object with delivery on a serial `queue` (Realm's
     /// signature): the block runs there with the object as read by a vault
@@ -102,17 +71,15 @@ extension ObservableVaultObject {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
-        guard let manager else { preconditionFailure("Only a managed \(type(of: self)) can be observed: add it to a vault first") }
-        let handover = ObjectHandover(configuration: manager.vault.configuration, className: manager.schema.className, rowID: manager.rowID)
+        guard manager != nil else { preconditionFailure("Only a managed \(type(of: self)) can be observed: add it to a vault first") }
+        let handover = _threadHandover()   // Sendable value data (see ThreadSafeReference)
         let deferred = DeferredObservation()
         queue.async {
             guard !deferred.isCancelled else { return }
             do {
                 let vault = try Vault(configuration: handover.configuration, queue: queue)
-                _ = vault.schema(for: Self.self)   // registered there too when objectTypes is nil
-                guard let object = vault.object(className: handover.className, rowID: handover.rowID) as? Self else {
-                    return block(.deleted)
-                }
+                // Registers the class there too when objectTypes is nil.
+                guard let object = Self._resolve(handover, in: vault) else { return block(.deleted) }
                 deferred.attach(object.observe(keyPaths: keyPaths, block))
             } catch {
                 block(.error(error))

@@ -50,15 +50,6 @@ enum Confinement {
     /// A frozen vault: any thread, any actor.
     case frozen
 
-    /// Whether the calling code is inside this domain.
-    func contains(threadID: UInt = currentThreadIdentifier()) -> Bool {
-        switch self {
-        case .thread(let owner): return owner == threadID
-        case .queue(let number): return VaultSession.currentQueueNumber() == number
-        case .actor, .frozen: return true   // actors are checked by the runtime in `verify`
-        }
-    }
-
     /// Stops the program with Realm's message when the calling code is outside this domain.
     @inline(__always)
     func verify(_ subject: @autoclosure () -> String, path: @autoclosure () -> String) {

@@ -119,7 +119,7 @@ extension Vault {
     }
 }
 
-/// A session held weakly (frozen vaults per version).
+/// A session held weakly (the per-thread cache, frozen vaults per version).
 final class WeakSessionReference {
     weak var session: VaultSession?
     init(_ session: VaultSession) { self.session = session }

@@ -43,21 +43,27 @@ extension Results: ThreadConfined {
     }
 
     public static func _resolve(_ handover: _ThreadHandover, in vault: Vault) -> Results<Element>? {
+        do {
+            return try rebuild(handover, in: vault, requiringOwner: true)
+        } catch {
+            preconditionFailure("VaultKit could not rebuild a query in \(vault.path): \(error)")
+        }
+    }
+
+    /// The query `handover` describes, in `vault`; nil when its collection's
+    /// owner is gone and `requiringOwner` (otherwise such results read as empty).
+    static func rebuild(_ handover: _ThreadHandover, in vault: Vault, requiringOwner: Bool) throws(QueryError) -> Results<Element>? {
         guard case .results(let schema, var definition, let base) = handover.kind else { return nil }
         switch base {
         case .table: break
         case .collection(let owner):
-            guard let binding = owner.binding(in: vault) else { return nil }
+            guard let binding = owner.binding(in: vault, requiringOwner: requiringOwner) else { return nil }
             definition.base = .collection(binding)
         case .linkingObjects(let owner):
-            guard let binding = owner.binding(in: vault) else { return nil }
+            guard let binding = owner.binding(in: vault, requiringOwner: requiringOwner) else { return nil }
             definition.base = .linkingObjects(binding)
         }
-        do {
-            return try Results(vault: vault, schema: vault.schema(for: schema.type), definition: definition)
-        } catch {
-            preconditionFailure("VaultKit could not rebuild the query of \(schema.className) in \(vault.path): \(error)")
-        }
+        return try Results(vault: vault, schema: vault.schema(for: schema.type), definition: definition)
     }
 }
 

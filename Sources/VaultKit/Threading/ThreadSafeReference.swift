@@ -49,10 +49,10 @@ public struct _ThreadHandover: @unchecked Sendable {
             propertyIndex = binding.propertyIndex
         }
 
-        /// The binding in `vault`, or nil when the owner is gone.
-        func binding(in vault: Vault) -> CollectionBinding? {
+        /// The binding in `vault`, or nil when the owner is gone (and `requiringOwner`).
+        func binding(in vault: Vault, requiringOwner: Bool = true) -> CollectionBinding? {
             let schema = vault.schema(for: owner.type)
-            guard vault.object(className: schema.className, rowID: ownerRowID) != nil else { return nil }
+            if requiringOwner, vault.object(className: schema.className, rowID: ownerRowID) == nil { return nil }
             return CollectionBinding(vault: vault, owner: schema, ownerRowID: ownerRowID, propertyIndex: propertyIndex)
         }
     }
@@ -139,9 +139,8 @@ extension Vault {
 
     /// Whether two configurations name the same vault file (or in-memory identifier).
     static func sameFile(_ a: Configuration, _ b: Configuration) -> Bool {
-        if let identifier = a.inMemoryIdentifier { return identifier == b.inMemoryIdentifier }
-        guard let left = a.fileURL, let right = b.fileURL else { return false }
-        return left.standardizedFileURL.resolvingSymlinksInPath().path == right.standardizedFileURL.resolvingSymlinksInPath().path
+        guard let location = VaultSession.location(of: a) else { return false }
+        return location == VaultSession.location(of: b)
     }
 }
 

@@ -235,18 +235,16 @@ final class VaultSession {
         let location: String
     }
 
-    /// Holds a session without keeping it alive.
-    private final class WeakSession {
-        weak var session: VaultSession?
-        init(_ session: VaultSession) { self.session = session }
-    }
-
-    private static let cache = Locked<[Key: WeakSession]>([:])
+    private static let cache = Locked<[Key: WeakSessionReference]>([:])
 
     private static func key(_ configuration: Vault.Configuration, thread: UInt) -> Key? {
-        if let identifier = configuration.inMemoryIdentifier { return Key(thread: thread, location: "memory:" + identifier) }
-        guard let url = configuration.fileURL else { return nil }
-        return Key(thread: thread, location: url.standardizedFileURL.resolvingSymlinksInPath().path)
+        location(of: configuration).map { Key(thread: thread, location: $0) }
+    }
+
+    /// What names a configuration's vault: its resolved file path, or its in-memory identifier.
+    static func location(of configuration: Vault.Configuration) -> String? {
+        if let identifier = configuration.inMemoryIdentifier { return "memory:" + identifier }
+        return configuration.fileURL?.standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// The session this thread has open for the configuration's file, if its
@@ -265,7 +263,7 @@ final class VaultSession {
         guard !session.isFrozen, let key = key(session.configuration, thread: session.thread) else { return }
         cache.withLock { entries in
             entries = entries.filter { $0.value.session != nil }
-            entries[key] = WeakSession(session)
+            entries[key] = WeakSessionReference(session)
         }
     }
 
