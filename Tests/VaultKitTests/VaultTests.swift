@@ -32,7 +32,7 @@ struct VaultTests {
         let vault = try Vault(configuration: config)
         let full = AllTypes()
         full.bool = true; full.int = Int.min; full.int8 = -8; full.int16 = 16_000; full.int32 = -32; full.int64 = Int64.max
-        full.float = 3.25; full.double = -1e300; full.string = "héllo 🎉"; full.data = Data([0, 1, 255])
+        full.float = 3.25; full.double = -1e300; full.string = "héllo 🎉 nul\u{0}inside"; full.data = Data([0, 1, 255])
         full.date = Date(timeIntervalSinceReferenceDate: 123_456.789_012_345); full.uuid = UUID(); full.decimal = Decimal(string: "12345.6789")!
         full.objectId = ObjectId(); full.status = .archived; full.priority = .high
         full.optBool = false; full.optInt = 7; full.optInt8 = 8; full.optInt16 = 16; full.optInt32 = 32; full.optInt64 = 64
@@ -54,6 +54,8 @@ struct VaultTests {
             }
             #expect(stored.status == .archived && stored.priority == .high && stored.optStatus == .active && stored.optPriority == .low)
             #expect(stored.date == expectedFull.date, "dates round-trip exactly")
+            #expect(stored.string == "héllo 🎉 nul\u{0}inside", "a NUL inside a string is kept (bound with its length)")
+            #expect(vault.objects(AllTypes.self).filter("string == %@", "héllo 🎉 nul\u{0}inside").count == 1)
             let blank = try #require(vault.object(ofType: AllTypes.self, forPrimaryKey: emptyID))
             #expect(blank.optBool == nil && blank.optInt == nil && blank.optString == nil && blank.optData == nil && blank.optDate == nil)
             #expect(blank.optUUID == nil && blank.optDecimal == nil && blank.optObjectId == nil && blank.optStatus == nil && blank.optPriority == nil)

@@ -69,7 +69,16 @@ public final class Statement {
         case .null: status = sqlite3_bind_null(handle, index)
         case .integer(let v): status = sqlite3_bind_int64(handle, index, v)
         case .real(let v): status = sqlite3_bind_double(handle, index, v)
-        case .text(let v): status = sqlite3_bind_text(handle, index, v, -1, vaultkit_sqlite_transient())
+        case .text(let v):
+            // With its byte count, not -1: a string may hold NUL characters, which a C string would cut off.
+            var text = v
+            status = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    // A non-null pointer even for "": SQLite binds NULL for a null one.
+                    guard let base = chars.baseAddress else { return sqlite3_bind_text64(handle, index, "", 0, vaultkit_sqlite_transient(), UInt8(SQLITE_UTF8)) }
+                    return sqlite3_bind_text64(handle, index, base, UInt64(chars.count), vaultkit_sqlite_transient(), UInt8(SQLITE_UTF8))
+                }
+            }
         case .blob(let v):
             status = v.withUnsafeBytes { bytes in
                 sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), vaultkit_sqlite_transient())

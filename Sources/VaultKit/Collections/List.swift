@@ -16,13 +16,26 @@ import VaultCore
 public final class List<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
     let binding: CollectionBinding?
+    /// A list nested in a managed mixed value (see NestedMixedCollection).
+    let nested: NestedMixedCollection?
     private var cached: [(entryID: Int64, element: Element)] = []
     private var cachedVersion: UInt64 = 0
 
     /// An empty, unmanaged list.
-    public init() { binding = nil }
+    public init() {
+        binding = nil
+        nested = nil
+    }
 
-    init(binding: CollectionBinding) { self.binding = binding }
+    init(binding: CollectionBinding) {
+        self.binding = binding
+        nested = nil
+    }
+
+    init(nested: NestedMixedCollection) {
+        binding = nil
+        self.nested = nested
+    }
 
     static var collectionKind: CollectionKind? { .list }
     static var elementType: any PersistableValue.Type { Element.self }
@@ -31,7 +44,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 
     /// The vault managing this list, if any.
-    public var vault: Vault? { binding?.vault }
+    public var vault: Vault? { binding?.vault ?? nested?.vault }
 
     private var managedEntries: [(entryID: Int64, element: Element)] {
         guard let binding else { return [] }
@@ -41,7 +54,8 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     private func cachedEntries(_ binding: CollectionBinding) -> [(entryID: Int64, element: Element)] {
         if cachedVersion != binding.vault.contentVersion {
             cached = binding.vault.collectionEntries(binding).compactMap { entry in
-                binding.vault.decodeElement(entry.value, as: Element.self, property: binding.property).map { (entry.entryID, $0) }
+                binding.vault.decodeElement(entry.value, as: Element.self, property: binding.property,
+                                            entry: .listEntry(binding, entryID: entry.entryID)).map { (entry.entryID, $0) }
             }
             cachedVersion = binding.vault.contentVersion
         }
@@ -49,16 +63,21 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     }
 
     private var elements: [Element] {
-        binding == nil ? storage : managedEntries.map(\.element)
+        if let nested { return nested.listElements().compactMap { ($0 as Any) as? Element } }
+        return binding == nil ? storage : managedEntries.map(\.element)
     }
 
     /// Applies an edit to the list's entries: in memory when unmanaged, as a
     /// positional rewrite of the kept rows when managed.
     private func edit(_ change: (inout [(entryID: Int64?, element: Element)]) -> Void) {
         guard let binding else {
-            var entries: [(entryID: Int64?, element: Element)] = storage.map { (nil, $0) }
+            var entries: [(entryID: Int64?, element: Element)] = elements.map { (nil, $0) }
             change(&entries)
-            storage = entries.map(\.element)
+            if let nested {
+                nested.replaceList(with: entries.compactMap { ($0.element as Any) as? AnyVaultValue })
+            } else {
+                storage = entries.map(\.element)
+            }
             return
         }
         let old = managedEntries
@@ -79,8 +98,11 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
 
     /// Appends an element.
     public func append(_ element: Element) {
-        guard let binding else { storage.append(element); return }
-        let encoded = binding.vault.encodeElement(element, property: binding.property)
+        guard let binding else {
+            if nested != nil { edit { $0.append((nil, element)) } } else { storage.append(element) }
+            return
+        }
+        let encoded = binding.vault.encodeElement(element, property: binding.property, owner: binding.owner)
         binding.vault.mutateCollection(binding, binding.appendToListSQL, [.integer(binding.ownerRowID), encoded])
     }
 
@@ -183,7 +205,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
 
     func assignUnmanaged(from value: Any) -> Bool {
         guard let array = value as? [Any] else { return false }
-        let elements = array.compactMap { $0 as? Element }
+        let elements = array.compactMap { boxedElement($0, as: Element.self) }
         guard elements.count == array.count else { return false }
         storage = elements
         return true

@@ -21,11 +21,24 @@ extension String: MapKey {
 public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
     private var storage: [Key: Value] = [:]
     let binding: CollectionBinding?
+    /// A dictionary nested in a managed mixed value (see NestedMixedCollection).
+    let nested: NestedMixedCollection?
 
     /// An empty, unmanaged map.
-    public init() { binding = nil }
+    public init() {
+        binding = nil
+        nested = nil
+    }
 
-    init(binding: CollectionBinding) { self.binding = binding }
+    init(binding: CollectionBinding) {
+        self.binding = binding
+        nested = nil
+    }
+
+    init(nested: NestedMixedCollection) {
+        binding = nil
+        self.nested = nested
+    }
 
     static var collectionKind: CollectionKind? { .map }
     static var elementType: any PersistableValue.Type { Value.self }
@@ -34,14 +47,23 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     var unmanagedEntries: [(key: String?, value: Any)] { entries.map { ($0.key.mapKeyString, $0.value as Any) } }
 
     /// The vault managing this map, if any.
-    public var vault: Vault? { binding?.vault }
+    public var vault: Vault? { binding?.vault ?? nested?.vault }
 
     /// The entries, sorted by key.
     private var entries: [(key: Key, value: Value)] {
-        guard let binding else { return storage.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+        guard let binding else {
+            if let nested {
+                return nested.dictionaryEntries().compactMap { entry in
+                    guard let key = Key(mapKeyString: entry.key), let value = (entry.value as Any) as? Value else { return nil }
+                    return (key, value)
+                }
+            }
+            return storage.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
         return binding.vault.collectionEntries(binding).compactMap { entry in
             guard let keyString = entry.key, let key = Key(mapKeyString: keyString),
-                  let value = binding.vault.decodeElement(entry.value, as: Value.self, property: binding.property) else { return nil }
+                  let value = binding.vault.decodeElement(entry.value, as: Value.self, property: binding.property,
+                                                          entry: .mapEntry(binding, key: keyString)) else { return nil }
             return (key, value)
         }
     }
@@ -70,19 +92,25 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
 
     /// Sets the value for `key`.
     public func updateValue(_ value: Value, forKey key: Key) {
-        guard let binding else { storage[key] = value; return }
+        guard let binding else {
+            if nested != nil { editNested { $0[key.mapKeyString] = value } } else { storage[key] = value }
+            return
+        }
         if let reason = Self.invalidKeyReason(key.mapKeyString) {
             binding.vault.deferError(VaultObjectError.invalidValue(className: binding.owner.className, property: binding.property.name, reason: reason))
             return
         }
-        let encoded = binding.vault.encodeElement(value, property: binding.property)
+        let encoded = binding.vault.encodeElement(value, property: binding.property, owner: binding.owner)
         binding.vault.mutateCollection(binding, binding.insertEntrySQL,
                                        [.integer(binding.ownerRowID), .text(key.mapKeyString), encoded])
     }
 
     /// Removes `key` (Realm's `removeObject(for:)`).
     public func removeObject(for key: Key) {
-        guard let binding else { storage[key] = nil; return }
+        guard let binding else {
+            if nested != nil { editNested { $0[key.mapKeyString] = nil } } else { storage[key] = nil }
+            return
+        }
         binding.vault.mutateCollection(binding, binding.deleteMapKeySQL,
                                        [.integer(binding.ownerRowID), .text(key.mapKeyString)])
     }
@@ -97,7 +125,10 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
 
     /// Removes every key.
     public func removeAll() {
-        guard let binding else { storage = [:]; return }
+        guard let binding else {
+            if nested != nil { editNested { $0.removeAll() } } else { storage = [:] }
+            return
+        }
         binding.vault.mutateCollection(binding, binding.deleteAllEntriesSQL, [.integer(binding.ownerRowID)])
     }
 
@@ -121,11 +152,31 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
 
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { entries.makeIterator() }
 
+    /// Rewrites a nested dictionary's entries (one statement on its owner).
+    private func editNested(_ change: (inout [String: Value]) -> Void) {
+        guard let nested else { return }
+        if let reason = invalidNestedKeyReason(change) {
+            nested.vault.deferError(VaultObjectError.invalidValue(className: "AnyVaultValue", property: "", reason: reason))
+            return
+        }
+        var dictionary = Dictionary(uniqueKeysWithValues: entries.map { ($0.key.mapKeyString, $0.value) })
+        change(&dictionary)
+        nested.replaceDictionary(with: dictionary.sorted { $0.key < $1.key }.compactMap { entry in
+            ((entry.value as Any) as? AnyVaultValue).map { (entry.key, $0) }
+        })
+    }
+
+    private func invalidNestedKeyReason(_ change: (inout [String: Value]) -> Void) -> String? {
+        var probe: [String: Value] = [:]
+        change(&probe)
+        return probe.keys.lazy.compactMap { Map<String, Int>.invalidKeyReason($0) }.first
+    }
+
     func assignUnmanaged(from value: Any) -> Bool {
         guard let dictionary = value as? [String: Any] else { return false }
         var result: [Key: Value] = [:]
         for (keyString, element) in dictionary {
-            guard let key = Key(mapKeyString: keyString), let typed = element as? Value else { return false }
+            guard let key = Key(mapKeyString: keyString), let typed = boxedElement(element, as: Value.self) else { return false }
             result[key] = typed
         }
         storage = result

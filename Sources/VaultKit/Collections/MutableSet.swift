@@ -31,6 +31,11 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
 
     /// The identity of an element for distinctness: its stored value, or its object.
     private func identity(_ element: Element) -> AnyHashable {
+        // A mixed value linking to an object is that object (an unmanaged one has no stored form yet).
+        if let mixed = element as? AnyVaultValue, case .object(let object) = mixed {
+            if let manager = object.manager { return AnyHashable("\(manager.schema.className)#\(manager.rowID)") }
+            return AnyHashable(ObjectIdentifier(object))
+        }
         if let object = element as? ObjectBase {
             if let manager = object.manager { return AnyHashable("\(manager.schema.className)#\(manager.rowID)") }
             return AnyHashable(ObjectIdentifier(object))
@@ -60,7 +65,7 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
             if !contains(element) { storage.append(element) }
             return
         }
-        let encoded = binding.vault.encodeElement(element, property: binding.property)
+        let encoded = binding.vault.encodeElement(element, property: binding.property, owner: binding.owner)
         binding.vault.mutateCollection(binding, binding.insertEntrySQL, [.integer(binding.ownerRowID), encoded])
     }
 
@@ -76,7 +81,7 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
             storage.removeAll { identity($0) == key }
             return
         }
-        let encoded = binding.vault.encodeElement(element, property: binding.property)
+        let encoded = binding.vault.encodeElement(element, property: binding.property, owner: binding.owner)
         binding.vault.mutateCollection(binding, binding.deleteSetValueSQL, [.integer(binding.ownerRowID), encoded])
     }
 
@@ -114,7 +119,7 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
 
     func assignUnmanaged(from value: Any) -> Bool {
         guard let array = value as? [Any] else { return false }
-        let elements = array.compactMap { $0 as? Element }
+        let elements = array.compactMap { boxedElement($0, as: Element.self) }
         guard elements.count == array.count else { return false }
         storage = []
         for element in elements where !contains(element) { storage.append(element) }

@@ -280,7 +280,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The sum of a numeric property (0 when there are no objects).
     public func sum<T: PersistableValue>(ofProperty property: String) -> T {
-        let value = aggregate(.sum, property) ?? .integer(0)
+        let value = Self.numericFromMixed(aggregate(.sum, property) ?? .integer(0), as: T.self)
         if let decoded = T._vaultDecode(value) { return decoded }
         if T._vaultPropertyType == .int, let double = value.double, let decoded = T._vaultDecode(.integer(Int64(double))) { return decoded }
         preconditionFailure("The sum of \(schema.className).\(property) is not a \(T.self)")
@@ -288,11 +288,22 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The average of a numeric property, or nil when there are no objects.
     public func average<T: PersistableValue>(ofProperty property: String) -> T? {
-        guard let value = aggregate(.avg, property) else { return nil }
+        guard let value = aggregate(.avg, property).map({ Self.numericFromMixed($0, as: T.self) }) else { return nil }
         if let decoded = T._vaultDecode(value) { return decoded }
         if T._vaultPropertyType == .int, let double = value.double { return T._vaultDecode(.integer(Int64(double.rounded()))) }
         if T._vaultPropertyType == .decimal, let double = value.double { return T._vaultDecode(.text("\(double)")) }
         return nil
+    }
+
+    /// A mixed property's sum or average (a Decimal128) read as a plain number
+    /// when the caller asks for `Int`, `Double`, `Decimal`…, not `AnyVaultValue`.
+    private static func numericFromMixed<T: PersistableValue>(_ value: DatabaseValue, as _: T.Type) -> DatabaseValue {
+        guard T._vaultPropertyType != .mixed, case .blob = value, let mixed = try? MixedCodec.decode(value), let decimal = mixed.decimalValue else { return value }
+        switch T._vaultPropertyType {
+        case .decimal: return .text(QuerySQLFunctions.canonical(decimal))
+        case .int: return .integer(Int64(truncating: NSDecimalNumber(decimal: decimal)))
+        default: return .real(NSDecimalNumber(decimal: decimal).doubleValue)
+        }
     }
 
     private func aggregate(_ step: KeyPathStep, _ property: String) -> DatabaseValue? {

@@ -107,6 +107,7 @@ enum BoxedValues {
         case .uuid: UUID._vaultDecode(value)
         case .decimal: Decimal._vaultDecode(value)
         case .objectId: ObjectId._vaultDecode(value)
+        case .mixed: AnyVaultValue._vaultDecode(value)
         case .object: nil
         }
     }

@@ -103,11 +103,15 @@ extension ObjectBase {
                 guard let rowID = manager.values[index].int64, let target = schema.properties[index].objectClassName else { return nil }
                 return manager.vault.object(className: target, rowID: rowID)
             }
+            if schema.properties[index].type == .mixed {
+                return manager.vault.liveMixed(stored: manager.currentValue(at: index), root: .property(manager, index: index))
+            }
             return schema.accessors[index].decodeBoxed(manager.currentValue(at: index))
         }
         switch schema.accessors[index].readUnmanaged(self) {
         case .column(let stored): return schema.accessors[index].decodeBoxed(stored)
         case .link(let object): return object
+        case .mixed(let value): return value
         case .collection(let entries):
             if schema.properties[index].collectionKind == .map {
                 return Dictionary(entries.compactMap { entry in entry.key.map { ($0, entry.value) } }, uniquingKeysWith: { _, new in new })
@@ -143,6 +147,8 @@ extension ObjectBase {
             } else {
                 encoded = value == nil || value is NSNull ? .null : nil
             }
+        } else if property.type == .mixed {
+            encoded = AnyVaultValue(boxed: value).map { vault.encodeMixed($0, property: property, schema: schema) }
         } else {
             encoded = BoxedValues.encode(value, for: index, of: schema)
         }

@@ -6,6 +6,8 @@ public enum PropertyType: String, Sendable, Equatable, Codable {
     case bool, int, float, double, string, data, date, uuid, decimal, objectId
     /// A to-one link to another object (always optional).
     case object
+    /// A mixed value (``AnyVaultValue``): any of the others, tagged (see MixedValue.swift).
+    case mixed
 
     /// The SQLite column affinity.
     var columnAffinity: String {
@@ -14,6 +16,8 @@ public enum PropertyType: String, Sendable, Equatable, Codable {
         case .float, .double, .date: "REAL"
         case .string, .decimal: "TEXT"
         case .data, .uuid, .objectId: "BLOB"
+        // Declared BLOB: SQLite then keeps every value as bound (no affinity conversion).
+        case .mixed: "BLOB"
         }
     }
 }

@@ -64,7 +64,9 @@ final class CompiledResults {
         var orderTerms: [(SQLFragment, Bool)] = []
         for (keyPath, ascending) in definition.sort {
             let resolved = try compiler.resolveSingleValue(keyPath, in: scope, purpose: "sort")
-            let expression = resolved.type == .scalar(.decimal) ? resolved.expression + " COLLATE vk_decimal" : resolved.expression
+            var expression = resolved.type == .scalar(.decimal) ? resolved.expression + " COLLATE vk_decimal" : resolved.expression
+            // Mixed values sort in Realm's order: by type rank, numbers by value across their types.
+            if resolved.type == .scalar(.mixed) { expression = "vk_mixed_sort(" + resolved.expression + ")" }
             orderTerms.append((expression, ascending))
         }
         let body = from + whereClause
@@ -107,7 +109,7 @@ final class CompiledResults {
         var compiler = QueryCompiler(lookup: reader.schema(named:))
         let resolved = try compiler.resolveSingleValue(keyPath, in: QueryCompiler.Scope(root: .row(schema, alias: "t0")), purpose: step.text)
         guard case .scalar(let type) = resolved.type else { throw QueryError("\(step.text) needs a value property") }
-        let numeric: Set<PropertyType> = [.int, .float, .double, .decimal]
+        let numeric: Set<PropertyType> = [.int, .float, .double, .decimal, .mixed]
         let allowed = step == .min || step == .max ? numeric.union([.date]) : numeric
         guard allowed.contains(type) else {
             throw QueryError("\(step.text) applies to numeric\(step == .min || step == .max ? " and date" : "") properties; \(resolved.name) is a \(type.rawValue)")
@@ -115,6 +117,10 @@ final class CompiledResults {
         let value = resolved.expression
         let function: SQLFragment
         switch (step, type) {
+        case (.sum, .mixed): function = "vk_mixed_sum(" + value + ")"
+        case (.avg, .mixed): function = "vk_mixed_avg(" + value + ")"
+        case (.min, .mixed): function = "vk_mixed_min(" + value + ")"
+        case (.max, .mixed): function = "vk_mixed_max(" + value + ")"
         case (.sum, .decimal): function = "vk_decimal_sum(" + value + ")"
         case (.avg, .decimal): function = "vk_decimal_avg(" + value + ")"
         case (.sum, _): function = "sum(" + value + ")"

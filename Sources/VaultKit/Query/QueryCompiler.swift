@@ -238,7 +238,8 @@ struct QueryCompiler {
     // MARK: Conditions
 
     private func checkOptions(_ options: ComparisonOptions, _ type: QueryValueType, _ name: String, _ offset: Int?) throws(QueryError) {
-        guard !options.isEmpty, type != .scalar(.string) else { return }
+        // A mixed value takes options: they apply when it holds a string.
+        guard !options.isEmpty, type != .scalar(.string), type != .scalar(.mixed) else { return }
         throw QueryError("[c] and [d] apply to strings; \(name) is \(Self.describe(type))", at: offset)
     }
 
@@ -260,6 +261,9 @@ struct QueryCompiler {
     private func valueCondition(_ path: ResolvedPath, _ op: ComparisonOperator, _ values: [QueryValue], options: ComparisonOptions, offset: Int?) throws(QueryError) -> SQLFragment {
         let type = path.type
         try checkOptions(options, type, path.name, offset)
+        if let access = path.mixed {
+            return try mixedCondition(path, access, op, values, options: options, offset: offset)
+        }
         if op.isStringOperator {
             guard type == .scalar(.string) || type == .scalar(.data) else {
                 throw QueryError("\(op.rawValue) applies to strings and Data; \(path.name) is \(Self.describe(type))", at: offset)
@@ -356,6 +360,14 @@ struct QueryCompiler {
     }
 
     private func pathCondition(_ left: ResolvedPath, _ op: ComparisonOperator, _ right: ResolvedPath, options: ComparisonOptions, offset: Int?) throws(QueryError) -> SQLFragment {
+        if left.mixed != nil { return try mixedPathCondition(left, op, right, options: options, offset: offset) }
+        if right.mixed != nil {
+            let flipped: [ComparisonOperator: ComparisonOperator] = [.less: .greater, .lessOrEqual: .greaterOrEqual, .greater: .less, .greaterOrEqual: .lessOrEqual]
+            guard [.equal, .notEqual].contains(op) || op.isOrdering else {
+                throw QueryError("\(op.rawValue) needs the mixed value \(right.name) on its left", at: offset)
+            }
+            return try mixedPathCondition(right, flipped[op] ?? op, left, options: options, offset: offset)
+        }
         let compatible = left.type == right.type || (left.type.isNumeric && right.type.isNumeric)
         guard compatible else {
             throw QueryError("type mismatch: \(left.name) is \(Self.describe(left.type)) and \(right.name) is \(Self.describe(right.type))", at: offset)

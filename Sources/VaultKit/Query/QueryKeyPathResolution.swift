@@ -38,6 +38,8 @@ struct ResolvedPath {
     var type: QueryValueType
     /// The path as written, with its class: `Person.address.city`.
     var name: String
+    /// For a mixed value: the path into it and whether `@type` was asked (see QueryCompiler+Mixed).
+    var mixed: MixedAccess?
 }
 
 extension QueryCompiler {
@@ -52,6 +54,13 @@ extension QueryCompiler {
         case map(property: Property, alias: String)
         /// At a value.
         case value(SQLFragment, QueryValueType)
+        /// At a mixed value (`expression`), with the subscripts followed into it so far.
+        case mixed(SQLFragment, MixedAccess)
+
+        /// A value cursor, or a mixed one for mixed values.
+        static func at(_ expression: SQLFragment, _ type: QueryValueType) -> Cursor {
+            type == .scalar(.mixed) ? .mixed(expression, MixedAccess()) : .value(expression, type)
+        }
     }
 
     private func schema(named name: String, offset: Int?) throws(QueryError) -> ObjectSchema {
@@ -146,15 +155,21 @@ extension QueryCompiler {
                         if let target = property.objectClassName {
                             cursor = .link(value, target: try self.schema(named: target, offset: offset))
                         } else {
-                            cursor = .value(value, .scalar(property.type))
+                            cursor = .at(value, .scalar(property.type))
                         }
                     }
                 } else if let target = property.objectClassName {
                     cursor = .link(column, target: try self.schema(named: target, offset: offset))
                 } else {
-                    cursor = .value(column, .scalar(property.type))
+                    cursor = .at(column, .scalar(property.type))
                 }
             case .mapKey(let key):
+                if case .mixed(let expression, var access) = cursor {
+                    try access.append(.mapKey(key), after: name, offset: offset)
+                    name += "['\(key)']"
+                    cursor = .mixed(expression, access)
+                    continue
+                }
                 guard case .map(let property, let alias) = cursor, let last = joins.indices.last else {
                     throw QueryError("['\(key)'] applies to a Map property; \(name) is not one", at: offset)
                 }
@@ -171,7 +186,20 @@ extension QueryCompiler {
                 isToMany = true
                 name += ".@allValues"
                 cursor = try mapValues(property: property, alias: alias, offset: offset)
+            case .index, .everyElement, .type:
+                guard case .mixed(let expression, var access) = cursor else {
+                    throw QueryError("\(step.text) applies to a mixed (AnyVaultValue) value; \(name) is not one", at: offset)
+                }
+                try access.append(step, after: name, offset: offset)
+                name += step.isSubscript ? step.text : "." + step.text
+                cursor = .mixed(expression, access)
             case .count, .min, .max, .sum, .avg:
+                if step == .count, case .mixed(let expression, let access) = cursor, !access.isType, access.steps.isEmpty ? !isToMany : true {
+                    // The size of a mixed value's list or dictionary.
+                    name += ".@size"
+                    cursor = .value(try access.sizeExpression(of: expression, name: name, offset: offset), .scalar(.int))
+                    continue
+                }
                 if case .map(let property, let alias) = cursor {
                     isToMany = true
                     cursor = try mapValues(property: property, alias: alias, offset: offset)
@@ -198,6 +226,9 @@ extension QueryCompiler {
                     case .value(let expression, let t):
                         valueExpression = expression
                         valueType = t
+                    case .mixed(let expression, let access) where access.steps.isEmpty && !access.isType:
+                        valueExpression = expression
+                        valueType = .scalar(.mixed)
                     default:
                         // A collection of objects: `@sum.likes` names the property.
                         let next = steps.popFirst()
@@ -215,7 +246,7 @@ extension QueryCompiler {
                     (aggregated, type) = try Self.aggregate(step, valueExpression, valueType, name: name, offset: offset)
                 }
                 let (from, correlation) = Self.fromClause([joins])
-                cursor = .value("(SELECT " + aggregated + from + " WHERE " + correlation + ")", type)
+                cursor = .at("(SELECT " + aggregated + from + " WHERE " + correlation + ")", type)
                 joins = []
                 isToMany = false
             }
@@ -223,7 +254,12 @@ extension QueryCompiler {
 
         let expression: SQLFragment
         let type: QueryValueType
+        var mixed: MixedAccess?
         switch cursor {
+        case .mixed(let value, let access):
+            expression = value
+            type = .scalar(.mixed)
+            mixed = access
         case .row(let schema, let alias):
             expression = SQLFragment("\(alias).\"_vk_id\"")
             type = .link(schema.className)
@@ -236,7 +272,14 @@ extension QueryCompiler {
         case .map(let property, let alias):
             // A map compared directly: its values (ANY).
             isToMany = true
-            guard case .value(let value, let valueType) = try mapValues(property: property, alias: alias, offset: offset) else {
+            let values = try mapValues(property: property, alias: alias, offset: offset)
+            if case .mixed(let value, let access) = values {
+                expression = value
+                type = .scalar(.mixed)
+                mixed = access
+                break
+            }
+            guard case .value(let value, let valueType) = values else {
                 guard let target = property.objectClassName else { throw QueryError("unsupported map", at: offset) }
                 expression = SQLFragment("\(alias).\"value\"")
                 type = .link(target)
@@ -245,7 +288,7 @@ extension QueryCompiler {
             expression = value
             type = valueType
         }
-        var resolved = ResolvedPath(joins: joins, isToMany: isToMany, expression: expression, type: type, name: name)
+        var resolved = ResolvedPath(joins: joins, isToMany: isToMany, expression: expression, type: type, name: name, mixed: mixed)
         if !isToMany && !joins.isEmpty {
             // To-one: one scalar subquery (NULL when a link on the way is nil).
             let (from, correlation) = Self.fromClause([joins])
@@ -261,7 +304,7 @@ extension QueryCompiler {
         if let target = property.objectClassName {
             return .link(value, target: try schema(named: target, offset: offset))
         }
-        return .value(value, .scalar(property.type))
+        return .at(value, .scalar(property.type))
     }
 
     private static func aggregate(_ step: KeyPathStep, _ expression: SQLFragment, _ type: QueryValueType, name: String, offset: Int?) throws(QueryError) -> (SQLFragment, QueryValueType) {
@@ -270,6 +313,11 @@ extension QueryCompiler {
         }
         let numeric: Set<PropertyType> = [.int, .float, .double, .decimal]
         let ordered: Set<PropertyType> = numeric.union([.date])
+        if scalar == .mixed {
+            // Realm's mixed aggregates: min/max over every value, sum/avg over the numbers (as Decimal128).
+            let function = ["@min": "vk_mixed_min", "@max": "vk_mixed_max", "@sum": "vk_mixed_sum", "@avg": "vk_mixed_avg"][step.text] ?? "vk_mixed_max"
+            return ("\(function)(" + expression + ")", type)
+        }
         switch step {
         case .min, .max:
             guard ordered.contains(scalar) else { throw QueryError("\(step.text) applies to numbers and dates; \(name) is a \(scalar.rawValue)", at: offset) }

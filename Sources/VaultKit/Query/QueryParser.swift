@@ -14,7 +14,8 @@ import VaultCore
 ///     operator    = == = != <> < <= =< > >= => BEGINSWITH ENDSWITH CONTAINS LIKE IN BETWEEN
 ///     operand     = keypath | literal | argument | "{" [operand {"," operand}] "}"
 ///                 | SUBQUERY "(" keypath "," $var "," predicate ")" ".@count"
-///     keypath     = [$var "."] step { "." step }      step = name ["[" key "]"] | @count | @size | @min | @max | @sum | @avg | @allKeys | @allValues
+///     keypath     = [$var "."] step { "." step }      step = name { "[" subscript "]" } | @count | @size | @min | @max | @sum | @avg | @allKeys | @allValues | @type
+///     subscript   = 'key' | index | FIRST | LAST | SIZE | * | %@ | %K      (indexes, *, and @type: mixed values)
 ///     literal     = 'text' | "text" | number | true | false | nil | NULL | oid(hex) | uuid(text) | B64"base64" | T<seconds>:<nanoseconds>
 ///     argument    = %@ %K %d %i %ld %lld %f %lf %s %S | $0 $1 … (positional)
 ///
@@ -309,7 +310,8 @@ struct QueryParser {
                 case "avg": path.steps.append(.avg)
                 case "allkeys": path.steps.append(.allKeys)
                 case "allvalues": path.steps.append(.allValues)
-                default: throw QueryError("unknown operator '@\(word)' (use @count, @size, @min, @max, @sum, @avg, @allKeys or @allValues)", at: stepStart)
+                case "type": path.steps.append(.type)
+                default: throw QueryError("unknown operator '@\(word)' (use @count, @size, @min, @max, @sum, @avg, @allKeys, @allValues or @type)", at: stepStart)
                 }
             } else if isIdentifierStart(byte) {
                 path.steps.append(.property(readWord()))
@@ -322,24 +324,56 @@ struct QueryParser {
             while peekByte() == UInt8(ascii: "[") {
                 position += 1
                 skipSpace()
-                let keyStart = position
-                let key: String
-                if peekByte() == UInt8(ascii: "%") || peekByte() == UInt8(ascii: "$") {
-                    guard case .value(.string(let text), _) = try parseOperand() else {
-                        throw QueryError("a map subscript argument must be a String", at: keyStart)
-                    }
-                    key = text
-                } else {
-                    key = try parseString()
-                }
+                path.steps.append(try parseSubscript())
                 skipSpace()
-                guard consumeSymbol("]") else { throw QueryError("expected ']' to close the map subscript", at: position) }
-                path.steps.append(.mapKey(key))
+                guard consumeSymbol("]") else { throw QueryError("expected ']' to close the subscript", at: position) }
             }
             guard peekByte() == UInt8(ascii: "."), let next = peekByte(1), isIdentifierStart(next) || next == UInt8(ascii: "@") || next == UInt8(ascii: "%") else { break }
             position += 1
         }
         return path
+    }
+
+    /// What is inside `[…]`: a map or dictionary key (`'key'`, a String
+    /// argument), a list index into a mixed value (`0`, `FIRST`, `LAST`, an Int
+    /// argument), every element (`*`, or a `%K` argument "#any"), or `SIZE`.
+    mutating func parseSubscript() throws(QueryError) -> KeyPathStep {
+        let start = position
+        guard let byte = peekByte() else { throw QueryError("expected a subscript, found the end of the query", at: position) }
+        if byte == UInt8(ascii: "*") {
+            position += 1
+            return .everyElement
+        }
+        if byte == UInt8(ascii: "%") && peekByte(1) == UInt8(ascii: "K") {
+            position += 2
+            guard nextArgument < arguments.count, let name = arguments[nextArgument] as? String else {
+                throw QueryError("the argument for %K in a subscript must be a String", at: start)
+            }
+            nextArgument += 1
+            return name == "#any" ? .everyElement : .mapKey(name)
+        }
+        if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "$") {
+            switch try parseOperand() {
+            case .value(.string(let key), _): return .mapKey(key)
+            case .value(.int(let index), _) where index >= 0: return .index(Int(index))
+            default: throw QueryError("a subscript argument must be a String (a key) or a non-negative Int (an index)", at: start)
+            }
+        }
+        if isDigit(byte) {
+            guard case .int(let index) = try parseNumber(), index >= 0, index <= Int64(Int32.max) else {
+                throw QueryError("a subscript index must be a non-negative integer", at: start)
+            }
+            return .index(Int(index))
+        }
+        if isIdentifierStart(byte) {
+            switch readWord().uppercased() {
+            case "FIRST": return .index(0)
+            case "LAST": return .index(-1)
+            case "SIZE": return .count
+            default: throw QueryError("expected a key, an index, *, FIRST, LAST or SIZE in the subscript", at: start)
+            }
+        }
+        return .mapKey(try parseString())
     }
 
     /// A `%K` argument: a key path given as a string, possibly dotted.
@@ -358,6 +392,7 @@ struct QueryParser {
             case "@avg": .avg
             case "@allkeys": .allKeys
             case "@allvalues": .allValues
+            case "@type": .type
             default: .argumentProperty(String(part))
             }
         }

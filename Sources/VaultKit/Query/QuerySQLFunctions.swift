@@ -48,6 +48,7 @@ enum QuerySQLFunctions {
     @Sendable
     static func register(_ db: Database) throws {
         for function in functions { try db.add(function) }
+        for function in MixedSQLFunctions.functions { try db.add(function) }
         try db.add(decimalCollation)
     }
 

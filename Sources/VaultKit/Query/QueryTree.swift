@@ -18,6 +18,8 @@ enum QueryValue: Equatable {
     case decimal(Decimal)
     /// A managed object (link equality), or an unmanaged one (an error at compile time).
     case object(ObjectReference)
+    /// A mixed list or dictionary (``AnyVaultValue``), compared whole.
+    case mixed(MixedValue)
 
     /// An object compared by identity.
     struct ObjectReference: Equatable {
@@ -39,6 +41,27 @@ enum QueryValue: Equatable {
         case .objectId: "an ObjectId"
         case .decimal: "a Decimal"
         case .object(let reference): "a \(type(of: reference.object)) object"
+        case .mixed(let value): if case .list = value { "a list" } else { "a dictionary" }
+        }
+    }
+
+    /// A mixed argument: scalars as the plain value (comparisons on mixed
+    /// values keep its type), lists and dictionaries whole.
+    static func from(mixed value: AnyVaultValue) -> QueryValue? {
+        switch value {
+        case .none: return .null
+        case .int(let v): return .int(Int64(v))
+        case .bool(let v): return .bool(v)
+        case .float(let v): return .double(Double(v))
+        case .double(let v): return .double(v)
+        case .string(let v): return .string(v)
+        case .data(let v): return .data(v)
+        case .date(let v): return .date(v)
+        case .object(let v): return .object(ObjectReference(object: v))
+        case .objectId(let v): return .objectId(v)
+        case .decimal128(let v): return .decimal(v.decimalValue)
+        case .uuid(let v): return .uuid(v)
+        case .list, .dictionary: return (try? value.detachedMixedValue()).map { .mixed($0) }
         }
     }
 
@@ -70,6 +93,7 @@ enum QueryValue: Equatable {
         case let value as Decimal: return .decimal(value)
         case let value as Decimal128: return .decimal(value.decimalValue)
         case let value as ObjectBase: return .object(ObjectReference(object: value))
+        case let value as AnyVaultValue: return from(mixed: value)
         default:
             // Optionals boxed in Any, and enums (compared by raw value).
             let mirror = Mirror(reflecting: argument)
@@ -97,11 +121,25 @@ enum KeyPathStep: Equatable {
     case argumentProperty(String)
     /// A map subscript: `metadata['key']`.
     case mapKey(String)
-    /// `@count` / `@size`.
+    /// `@count` / `@size` (and `[SIZE]` on a mixed value).
     case count
+    /// A list index into a mixed value: `value[0]`; -1 is `[LAST]`.
+    case index(Int)
+    /// Every element of a mixed value's list or dictionary: `value[*]`.
+    case everyElement
+    /// A mixed value's type: `value.@type`.
+    case type
     case min, max, sum, avg
     /// A map's keys or values: `@allKeys`, `@allValues`.
     case allKeys, allValues
+
+    /// `['key']`, `[0]`, `[*]`: written after the step they apply to.
+    var isSubscript: Bool {
+        switch self {
+        case .mapKey, .index, .everyElement: true
+        default: false
+        }
+    }
 
     var isAggregate: Bool {
         switch self {
@@ -122,6 +160,9 @@ enum KeyPathStep: Equatable {
         case .avg: "@avg"
         case .allKeys: "@allKeys"
         case .allValues: "@allValues"
+        case .index(let index): index < 0 ? "[LAST]" : "[\(index)]"
+        case .everyElement: "[*]"
+        case .type: "@type"
         }
     }
 }
@@ -139,7 +180,7 @@ struct QueryKeyPath: Equatable {
     var text: String {
         var parts: [String] = variable.map { ["$" + $0] } ?? []
         for step in steps {
-            if case .mapKey = step, !parts.isEmpty { parts[parts.count - 1] += step.text } else { parts.append(step.text) }
+            if step.isSubscript, !parts.isEmpty { parts[parts.count - 1] += step.text } else { parts.append(step.text) }
         }
         return parts.joined(separator: ".")
     }

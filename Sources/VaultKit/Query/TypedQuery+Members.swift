@@ -203,3 +203,25 @@ extension VaultCollection where Element: ObjectBase {
     /// The average at a typed key path.
     public func average<V: PersistableValue>(of keyPath: KeyPath<Element, V>) -> V? { queryResults.average(of: keyPath) }
 }
+
+/// Typed queries on a mixed value (``AnyVaultValue``): subscripts into its
+/// nested lists and dictionaries, and the string operators for string values.
+extension Query where T == AnyVaultValue {
+    /// The element at `index` of a list value (`value[0]`; nil when absent).
+    public subscript(index: Int) -> Query<AnyVaultValue> { appendingStep(.index(index)) }
+    /// The value for `key` of a dictionary value (`value['key']`; nil when absent).
+    public subscript(key: String) -> Query<AnyVaultValue> { appendingStep(.mapKey(key)) }
+    /// Every element of a list or dictionary value: comparisons mean "any element" (`value[*]`).
+    public var any: Query<AnyVaultValue> { appendingStep(.everyElement) }
+    /// The number of elements of a list or dictionary value (`value.@size`).
+    public var count: Query<Int> { appendingStep(.count) }
+
+    /// `CONTAINS` (string values only).
+    public func contains(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.contains, value, options: options.comparisonOptions) }
+    /// `BEGINSWITH` (string values only).
+    public func starts(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.beginsWith, value, options: options.comparisonOptions) }
+    /// `ENDSWITH` (string values only).
+    public func ends(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.endsWith, value, options: options.comparisonOptions) }
+    /// `LIKE` (string values only).
+    public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> { compare(.like, pattern, options: caseInsensitive ? .caseInsensitive : []) }
+}

@@ -58,6 +58,8 @@ struct PropertyAccessor: @unchecked Sendable {
         case column(DatabaseValue)
         case link(ObjectBase?)
         case collection([(key: String?, value: Any)])
+        /// A mixed value: stored by the vault, which may have to add the objects it links to.
+        case mixed(AnyVaultValue)
     }
     let readUnmanaged: (ObjectBase) -> UnmanagedValue
     /// Sets an unmanaged object's property from a value of any type (for `init(value:)`); false if the type does not fit.
@@ -106,6 +108,7 @@ struct PropertyAccessor: @unchecked Sendable {
         // Decided once per property, not per read.
         let isCollection = Value.self is any PersistableCollection.Type
         let isLink = Value._vaultPropertyType == .object
+        let isMixed = Value._vaultPropertyType == .mixed && !isCollection
         readUnmanaged = { object in
             let storage = pointer(object)
             let value: Value
@@ -121,6 +124,9 @@ struct PropertyAccessor: @unchecked Sendable {
             if isLink {
                 return .link((value as Any) as? ObjectBase)
             }
+            if isMixed, let mixed = (value as Any) as? AnyVaultValue {
+                return .mixed(mixed)
+            }
             return .column(value._vaultEncoded)
         }
         assignUnmanaged = { object, newValue in
@@ -135,7 +141,7 @@ struct PropertyAccessor: @unchecked Sendable {
                 pointer(object).pointee.storage = .value(empty)
                 return true
             }
-            guard let value = newValue as? Value else { return false }
+            guard let value = newValue as? Value ?? (isMixed ? (AnyVaultValue(boxed: newValue) as Any) as? Value : nil) else { return false }
             pointer(object).pointee.storage = .value(value)
             return true
         }
@@ -247,6 +253,13 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
                     throw .invalidModel(className: className, property: name, reason: "embedded objects cannot be in a MutableSet")
                 }
                 linkTarget = String(describing: target)
+            }
+            if valueType._vaultPropertyType == .mixed {
+                // The element (or property) type must be AnyVaultValue itself: it holds nil as `.none`.
+                let element = collectionType?.elementType ?? valueType
+                guard element == AnyVaultValue.self else {
+                    throw .invalidModel(className: className, property: name, reason: "AnyVaultValue cannot be optional: it holds nil as .none (declare it as AnyVaultValue)")
+                }
             }
             if isBacklink && type is AsymmetricObject.Type {
                 throw .invalidModel(className: className, property: name, reason: "an AsymmetricObject cannot have LinkingObjects (nothing reads it)")

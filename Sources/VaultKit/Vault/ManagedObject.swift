@@ -69,7 +69,7 @@ final class ManagedObject {
     @inlinable
     func read<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
         // The common case, inlined into the app's getter: a scalar from the cached row.
-        if !schema.isCollection[index] && Value._vaultPropertyType != .object {
+        if !schema.isCollection[index] && Value._vaultPropertyType != .object && Value._vaultPropertyType != .mixed {
             ensureFresh()
             if let value = Value._vaultDecode(values[index]) { return value }
         }
@@ -85,6 +85,10 @@ final class ManagedObject {
         }
         ensureFresh()
         let stored = values[index]
+        if Value._vaultPropertyType == .mixed, Value.self == AnyVaultValue.self {
+            // Links resolve to objects, nested collections come back live.
+            return (vault.liveMixed(stored: stored, root: .property(self, index: index)) as Any) as? Value ?? Value._vaultDefaultValue()
+        }
         if Value._vaultPropertyType == .object {
             guard let rowID = stored.int64, let target = schema.properties[index].objectClassName,
                   let object = vault.object(className: target, rowID: rowID), let value = (object as Any) as? Value else {
@@ -110,13 +114,15 @@ final class ManagedObject {
         if let collection = newValue as? any PersistableCollection {
             guard property.collectionKind != nil else { return }   // LinkingObjects cannot be assigned
             let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: rowID, propertyIndex: index)
-            let entries = collection.unmanagedEntries.map { (key: $0.key, value: vault.encodeElement($0.value, property: property)) }
+            let entries = collection.unmanagedEntries.map { (key: $0.key, value: vault.encodeElement($0.value, property: property, owner: schema)) }
             vault.replaceCollection(binding, with: entries)
             return
         }
         let encoded: DatabaseValue
         if Value._vaultPropertyType == .object {
             encoded = vault.storedReference(to: (newValue as Any) as? ObjectBase)
+        } else if let mixed = (newValue as Any) as? AnyVaultValue {
+            encoded = vault.encodeMixed(mixed, property: property, schema: schema)
         } else {
             encoded = newValue._vaultEncoded
         }

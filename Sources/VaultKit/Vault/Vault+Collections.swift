@@ -19,7 +19,7 @@ extension Vault {
         recordCollectionWrite(binding)
         // Encode first: encoding may add linked objects, which takes the connection itself.
         let encoded: [(entryID: Int64?, value: DatabaseValue)] = entries.map { entry in
-            (entry.entryID, entry.entryID == nil ? encodeElement(entry.element, property: binding.property) : .null)
+            (entry.entryID, entry.entryID == nil ? encodeElement(entry.element, property: binding.property, owner: binding.owner) : .null)
         }
         do {
             try withDatabase { db in
@@ -95,16 +95,23 @@ extension Vault {
     }
 
     /// Encodes a collection element for storage, adding linked objects and copying embedded ones.
-    func encodeElement(_ element: Any, property: Property) -> DatabaseValue {
+    func encodeElement(_ element: Any, property: Property, owner: ObjectSchema) -> DatabaseValue {
         if property.type == .object {
             return storedReference(to: element as? ObjectBase)
+        }
+        if property.type == .mixed {
+            return encodeMixed(element as? AnyVaultValue ?? .none, property: property, schema: owner)
         }
         guard let value = element as? any PersistableValue else { return .null }
         return value._vaultEncoded
     }
 
     /// Decodes a stored element into `Element`.
-    func decodeElement<Element: PersistableValue>(_ stored: DatabaseValue, as _: Element.Type, property: Property) -> Element? {
+    func decodeElement<Element: PersistableValue>(_ stored: DatabaseValue, as _: Element.Type, property: Property,
+                                                  entry: NestedMixedCollection.Root? = nil) -> Element? {
+        if property.type == .mixed {
+            return (liveMixed(stored: stored, root: entry) as Any) as? Element
+        }
         if property.type == .object {
             guard let rowID = stored.int64, let target = property.objectClassName else { return Element._vaultDecode(.null) }
             return (object(className: target, rowID: rowID) as Any) as? Element

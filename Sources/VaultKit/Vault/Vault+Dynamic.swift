@@ -31,7 +31,7 @@ extension Vault {
     }
 
     /// The class's schema with objects made as ``DynamicObject`` (one per class and vault).
-    private func dynamicSchema(named className: String) -> ObjectSchema? {
+    func dynamicSchema(named className: String) -> ObjectSchema? {
         if let existing = session.dynamicSchemas[className] { return existing }
         guard let schema = schema(named: className) else { return nil }
         let dynamic = ObjectSchema(copying: schema, materializingAs: DynamicObject.self)

@@ -102,10 +102,18 @@ extension Vault {
         var values = [DatabaseValue](repeating: .null, count: schema.properties.count)
         var collections: [(index: Int, entries: [(key: String?, value: Any)])] = []
         var links: [(index: Int, target: ObjectBase)] = []
+        // Mixed values that link to objects are stored after the row, as links are.
+        var mixedLinks: [(index: Int, value: AnyVaultValue)] = []
         for (index, accessor) in schema.accessors.enumerated() {
             switch accessor.readUnmanaged(object) {
             case .column(let value): values[index] = value
             case .link(let target): if let target { links.append((index, target)) }
+            case .mixed(let value):
+                if value.containsObject {
+                    mixedLinks.append((index, value))
+                } else {
+                    values[index] = try storedMixedColumn(value, schema: schema, index: index)
+                }
             case .collection(let entries):
                 if schema.properties[index].collectionKind != nil { collections.append((index, entries)) }
             }
@@ -123,7 +131,7 @@ extension Vault {
             existing = try withDatabase { db in try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first?.values }
         }
         // Only an object that links to others can be reached again while it is inserted.
-        let mayBeReachedAgain = !links.isEmpty || collections.contains { schema.properties[$0.index].objectClassName != nil }
+        let mayBeReachedAgain = !links.isEmpty || !mixedLinks.isEmpty || collections.contains { schema.properties[$0.index].objectClassName != nil }
         func markInProgress(_ rowID: Int64) {
             guard mayBeReachedAgain else { return }
             inProgress = true
@@ -135,6 +143,7 @@ extension Vault {
             rowID = existingID
             markInProgress(rowID)
             for (index, target) in links { values[index] = storedReference(to: target) }
+            for (index, value) in mixedLinks { values[index] = try storedMixedColumn(value, schema: schema, index: index) }
             var stored = schema.expand(existing.dropFirst())
             let pk = schema.primaryKeyIndex
             let changed = schema.columnIndexes.filter { index in
@@ -166,7 +175,8 @@ extension Vault {
             markInProgress(rowID)
             object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
             contentVersion &+= 1
-            let linked = links.map { (index: $0.index, value: storedReference(to: $0.target)) }.filter { !$0.value.isNull }
+            var linked = links.map { (index: $0.index, value: storedReference(to: $0.target)) }.filter { !$0.value.isNull }
+            for (index, value) in mixedLinks { linked.append((index, try storedMixedColumn(value, schema: schema, index: index))) }
             if !linked.isEmpty {
                 try withDatabase { db in
                     try db.execute(schema.updateSQL(columns: linked.map(\.index)), arguments: linked.map(\.value) + [.integer(rowID)])
@@ -181,11 +191,20 @@ extension Vault {
             if updatedExisting {
                 session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: false)
             }
-            let encoded = entries.map { (key: $0.key, value: encodeElement($0.value, property: schema.properties[index])) }
+            let encoded = entries.map { (key: $0.key, value: encodeElement($0.value, property: schema.properties[index], owner: schema)) }
             storeCollection(binding, entries: encoded, replacing: updatedExisting)
         }
         contentVersion &+= 1
         return rowID
+    }
+
+    /// The column value of an unmanaged object's mixed property (adding the objects it links to).
+    private func storedMixedColumn(_ value: AnyVaultValue, schema: ObjectSchema, index: Int) throws -> DatabaseValue {
+        do {
+            return MixedCodec.encode(try storedMixed(value))
+        } catch {
+            throw mixedError(error, "\(schema.className).\(schema.properties[index].name)")
+        }
     }
 
     func updateColumn(_ schema: ObjectSchema, rowID: Int64, property: Property, value: DatabaseValue) {
@@ -217,6 +236,7 @@ extension Vault {
             try withDatabase { db in
                 try manager.schema.statement(.delete, on: db).execute([.integer(manager.rowID)])
             }
+            try removeMixedLinks(to: manager.schema, rowID: manager.rowID)
             manager.markDeleted()
             contentVersion &+= 1
         } catch {
