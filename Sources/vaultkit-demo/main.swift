@@ -179,6 +179,7 @@ extension Optional {
 do {
     let (directory, key) = try run()
     try await journalOnAnActor(in: directory, key: key)
+    try settingsWithMixedValues(in: directory, key: key)
 } catch {
     FileHandle.standardError.write(Data("vaultkit-demo: \(error)\n".utf8))
     exit(1)

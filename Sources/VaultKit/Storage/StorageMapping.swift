@@ -36,8 +36,11 @@ import VaultCore
 // seconds since 2001 (Date's own storage, so it round-trips exactly); String
 // as TEXT; Data as BLOB; UUID as a 16-byte BLOB; ObjectId as a 12-byte BLOB
 // (bytes order by creation time); Decimal as its canonical TEXT; enums by raw
-// value. To-one links are foreign keys with ON DELETE SET NULL, so deleting an
-// object nils every link to it (foreign_keys is on for every connection).
+// value; a mixed value (AnyVaultValue) in a column declared BLOB, tagged by
+// its own type (the layout is in Mixed/MixedValue.swift). To-one links are
+// foreign keys with ON DELETE SET NULL, so deleting an object nils every link
+// to it (foreign_keys is on for every connection); mixed links are cleared by
+// VaultKit when their object is deleted (Mixed/Vault+Mixed.swift).
 //
 // `_vaultkit_schema` records each class's stored definition, and
 // `_vaultkit_metadata` the schema version: opening with different models is a
