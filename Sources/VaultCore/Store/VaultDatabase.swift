@@ -58,6 +58,7 @@ public final class VaultDatabase: @unchecked Sendable {
     // Recursive: a layer above may re-enter the writer on the same thread.
     private let writerLock = NSRecursiveLock()
     private var writer: Database?
+    private var checkpointer: BackgroundCheckpointer?
     private let readersCondition = NSCondition()
     private var idleReaders: [Database] = []
     private var readerCount = 0
@@ -96,7 +97,17 @@ public final class VaultDatabase: @unchecked Sendable {
             immutable = configuration.readOnly && VaultCreation.needsImmutableOpen(path: path)
         }
         if !configuration.readOnly {
-            writer = try openConnection(forWriting: true)
+            let writer = try openConnection(forWriting: true)
+            self.writer = writer
+            if case .file = configuration.storage, configuration.checkpointsInBackground, configuration.walAutocheckpointPages > 0 {
+                let checkpointer = BackgroundCheckpointer(threshold: configuration.walAutocheckpointPages) { [weak self] () throws(VaultError) -> Database in
+                    guard let self else { throw VaultError.misuse("the vault is closed") }
+                    return try self.openConnection(forWriting: true)
+                }
+                // After configure(), whose wal_autocheckpoint pragma would replace the hook.
+                checkpointer.install(on: writer)
+                self.checkpointer = checkpointer
+            }
         } else {
             // Read-only: open one reader now so that errors surface at open.
             let reader = try openConnection(forWriting: false)
@@ -115,6 +126,7 @@ public final class VaultDatabase: @unchecked Sendable {
         writerLock.lock()
         writer = nil
         writerLock.unlock()
+        checkpointer?.close()
         readersCondition.lock()
         isClosed = true
         idleReaders.removeAll()
@@ -322,6 +334,10 @@ public final class VaultDatabase: @unchecked Sendable {
         try write { db in try VaultMaintenance.installMasterKey(on: db, from: currentKey, to: newKey) }
         masterKey.withLock { $0 = newKey }
     }
+
+    /// How many checkpoints ran on the background connection (see
+    /// ``Configuration/checkpointsInBackground``).
+    public var backgroundCheckpointCount: Int { checkpointer?.backgroundCheckpointCount ?? 0 }
 
     /// Copies the WAL into the database file and truncates the WAL.
     public func checkpoint() throws {

@@ -70,8 +70,14 @@ extension VaultDatabase {
         public var maximumReaderCount = 4
         /// How long a connection waits for a lock before `SQLITE_BUSY`.
         public var busyTimeout: Duration = .seconds(5)
-        /// WAL pages after which a commit checkpoints (sqlite.org/pragma.html#pragma_wal_autocheckpoint).
+        /// WAL pages after which a checkpoint runs (sqlite.org/pragma.html#pragma_wal_autocheckpoint); 0 turns checkpoints off.
         public var walAutocheckpointPages = 1000
+        /// Whether checkpoints run on a background connection instead of inside
+        /// the commit that crosses ``walAutocheckpointPages`` (see
+        /// BackgroundCheckpointer): commits stay short, and a commit still
+        /// checkpoints itself if the WAL reaches four times the threshold.
+        /// Vault files only; in-memory vaults checkpoint as SQLite does.
+        public var checkpointsInBackground = true
         /// Runs on every connection the vault opens, after VaultCore configured it:
         /// the place to register SQL functions and collations.
         public var prepareDatabase: (@Sendable (Database) throws -> Void)?

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import VaultTestSupport
+@testable import VaultCore
+
+@Suite("Checkpoints off the commit path")
+struct BackgroundCheckpointTests {
+    /// The WAL's size in frames (each a 24-byte header and a page), from its file size.
+    private func walFrames(_ url: URL) -> Int {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
+        return max(0, size - 32) / (VaultFileHeader.pageSize + 24)
+    }
+
+    @Test("commits leave checkpoints to a background connection; the WAL stays bounded and every commit is in the file after reopening")
+    func walStaysBounded() throws {
+        let directory = try TemporaryDirectory("background-checkpoint")
+        let url = directory.file("b.vault")
+        let key = try MasterKey.generate()
+        let threshold = 40
+        do {
+            let vault = try openVault(url, key: key) { $0.walAutocheckpointPages = threshold }
+            try vault.write { db in try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)") }
+            var largest = 0
+            for id in 1...3_000 {
+                try vault.write { db in try db.execute("INSERT INTO t(id, body) VALUES (?, ?)", arguments: [.integer(Int64(id)), .text(String(repeating: "x", count: 300))]) }
+                largest = max(largest, walFrames(url))
+            }
+            #expect(vault.backgroundCheckpointCount > 0, "checkpoints ran in the background")
+            // The WAL file keeps its largest size; it never grew past the bound
+            // (four times the threshold) by more than one commit's frames.
+            #expect(largest <= threshold * 4 + 8, "largest WAL: \(largest) frames")
+            #expect(try readCount(vault) == 3_000)
+        }
+        let reopened = try openVault(url, key: key)
+        #expect(try readCount(reopened) == 3_000)
+        try reopened.verify()
+    }
+
+    @Test("a reader holding an old version is never blocked by checkpoints; writes go on and the WAL waits for it")
+    func readersAreNotBlocked() throws {
+        let directory = try TemporaryDirectory("background-checkpoint-reader")
+        let url = directory.file("r.vault")
+        let vault = try openVault(url, key: try MasterKey.generate()) { $0.walAutocheckpointPages = 20 }
+        try vault.write { db in try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)") }
+        let snapshot = try vault.makeSnapshot()
+        let before = try snapshot.read { db in try db.fetchOne("SELECT count(*) FROM t")?[0].int64 }
+        for id in 1...500 {
+            try vault.write { db in try db.execute("INSERT INTO t(id, body) VALUES (?, ?)", arguments: [.integer(Int64(id)), .text("row \(id)")]) }
+        }
+        // The snapshot still reads its version while the writer committed past the bound.
+        #expect(try snapshot.read { db in try db.fetchOne("SELECT count(*) FROM t")?[0].int64 } == before)
+        #expect(walFrames(url) > 80, "the WAL keeps what the open reader needs")
+        snapshot.close()
+        for id in 501...600 {
+            try vault.write { db in try db.execute("INSERT INTO t(id, body) VALUES (?, ?)", arguments: [.integer(Int64(id)), .text("row \(id)")]) }
+        }
+        #expect(try readCount(vault) == 600)
+    }
+
+    private func readCount(_ vault: VaultDatabase) throws -> Int64 {
+        try vault.read { db in try db.fetchOne("SELECT count(*) FROM t")?[0].int64 ?? -1 }
+    }
+}
