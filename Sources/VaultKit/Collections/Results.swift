@@ -324,10 +324,18 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// Iterates in batches: each batch of rows is read with one query and its
     /// objects start with their values cached.
     public func makeIterator() -> Iterator {
-        Iterator(results: self, rowIDs: rowIDs())
+        if !isAbsent, let keyset = compiled.keysetQuery {
+            // A class's objects in row-id order, filtered or not: one pass, each
+            // matching row read once. Rows added after iteration starts (above the
+            // largest row id now) are not visited, as with a snapshot of the ids.
+            let largest = reader.value(SQLFragment("SELECT max(\"_vk_id\") FROM \(schema.tableName)")).int64 ?? 0
+            return Iterator(results: self, keyset: keyset, largestRowID: largest)
+        }
+        return Iterator(results: self, rowIDs: rowIDs())
     }
 
-    /// Iterates over a snapshot of the row ids taken when iteration starts.
+    /// Iterates over the objects as they were when iteration started: by
+    /// row-id ranges for a class's objects, over a snapshot of the row ids otherwise.
     public struct Iterator: IteratorProtocol {
         let results: Results<Element>
         let rowIDs: [Int64]
@@ -335,14 +343,38 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         private var batch: [Element] = []
         private var batchPosition = 0
         private static var batchSize: Int { 256 }
+        /// Keyset iteration: the query, the smallest row id not read yet, the largest to read.
+        private var keyset: (query: SQLFragment, from: Int64, largest: Int64)?
 
         init(results: Results<Element>, rowIDs: [Int64]) {
             self.results = results
             self.rowIDs = rowIDs
         }
 
+        init(results: Results<Element>, keyset query: SQLFragment, largestRowID: Int64) {
+            self.results = results
+            self.rowIDs = []
+            keyset = (query, Int64.min, largestRowID)
+        }
+
         /// The next object, reading the next batch when the current one is used up.
         public mutating func next() -> Element? {
+            if let current = keyset {
+                if batchPosition == batch.count {
+                    guard current.from <= current.largest else { return nil }
+                    let objects = results.reader.objects(results.schema, current.query, arguments: [.integer(current.from), .integer(current.largest), .integer(Int64(Self.batchSize))])
+                    batch = objects.compactMap { $0 as? Element }
+                    batchPosition = 0
+                    guard let last = objects.last?.manager?.rowID, last < Int64.max else {
+                        keyset = nil
+                        return batch.isEmpty ? nil : next()
+                    }
+                    keyset?.from = last + 1
+                    if batch.isEmpty { return next() }
+                }
+                defer { batchPosition += 1 }
+                return batch[batchPosition]
+            }
             while batchPosition == batch.count {
                 guard position < rowIDs.count else { return nil }
                 let ids = Array(rowIDs[position..<Swift.min(position + Self.batchSize, rowIDs.count)])

@@ -28,6 +28,16 @@ final class CompiledResults {
 
     /// `SELECT <id and columns> … LIMIT ? OFFSET ?` (built on first use; nil with distinct).
     private(set) lazy var pageQuery: SQLFragment? = isDistinct ? nil : "SELECT \(columns)" + fromWhere + forwardOrder + " LIMIT ? OFFSET ?"
+    /// One pass over a class's table in row-id order, a batch at a time:
+    /// `SELECT <id and columns> … WHERE <filters> AND id >= ?1 AND id <= ?2
+    /// ORDER BY id LIMIT ?3` (nil when the results are sorted, distinct or a
+    /// collection's: those iterate by row ids). Iteration reads each matching
+    /// row once, from the filter's own statement.
+    private(set) lazy var keysetQuery: SQLFragment? = isKeysetIterable
+        ? "SELECT \(columns)" + fromWhere + (hasWhere ? " AND " : " WHERE ") + "t0.\"_vk_id\" >= ? AND t0.\"_vk_id\" <= ? ORDER BY t0.\"_vk_id\" LIMIT ?"
+        : nil
+    private let isKeysetIterable: Bool
+    private let hasWhere: Bool
     /// The same in reverse order (for `last`).
     private(set) lazy var reversePageQuery: SQLFragment? = isDistinct ? nil : "SELECT \(columns)" + fromWhere + reverseOrder + " LIMIT ? OFFSET ?"
 
@@ -71,6 +81,8 @@ final class CompiledResults {
         }
         let body = from + whereClause
         fromWhere = body
+        hasWhere = !conditions.isEmpty
+        if case .table = definition.base, definition.sort.isEmpty, definition.distinct.isEmpty { isKeysetIterable = true } else { isKeysetIterable = false }
         columns = schema.aliasedColumnList
         self.orderTerms = orderTerms
         self.defaultOrder = defaultOrder
