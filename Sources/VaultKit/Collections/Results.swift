@@ -44,6 +44,15 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         }
     }
 
+    /// Results whose SQL is known good already (a query template's, see QueryTemplates).
+    init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition, compiled: CompiledResults) {
+        self.owner = vault
+        self.reader = ObjectReader(vault: vault)
+        self.schema = schema
+        self.definition = definition
+        self.compiled = compiled
+    }
+
     /// Results that cannot fail to compile (no filter, no sort).
     static func all(vault: Vault, schema: ObjectSchema, base: ResultsDefinition.Base = .table) -> Results<Element> {
         var definition = ResultsDefinition()
@@ -83,6 +92,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The objects matching a query, throwing a ``QueryError`` for a malformed
     /// query, an unknown property, a type mismatch or a wrong argument count.
     public func filter(_ predicateFormat: String, arguments: [Any?]) throws(QueryError) -> Results<Element> {
+        if definition.isPlainTable, let templated = try templatedFilter(predicateFormat, arguments) { return templated }
         let predicate = try QueryParser.parse(predicateFormat, arguments: arguments)
         do {
             return try refined { $0.predicates.append(predicate) }

@@ -106,6 +106,28 @@ final class CompiledResults {
         }
     }
 
+    /// Whether every query's bindings are the filters' (a class's table, no
+    /// sort, no distinct): then ``rebinding(_:)`` may swap them (QueryTemplates).
+    var isTemplatable: Bool { isKeysetIterable && countQuery?.bindings == idQuery.bindings && fromWhere.bindings == idQuery.bindings }
+
+    /// The same queries with other values bound to the filters' placeholders.
+    func rebinding(_ bindings: [DatabaseValue]) -> CompiledResults {
+        CompiledResults(copying: self, bindings: bindings)
+    }
+
+    private init(copying other: CompiledResults, bindings: [DatabaseValue]) {
+        idQuery = SQLFragment(other.idQuery.sql, bindings)
+        countQuery = other.countQuery.map { SQLFragment($0.sql, bindings) }
+        fromWhere = SQLFragment(other.fromWhere.sql, bindings)
+        isDistinct = other.isDistinct
+        columns = other.columns
+        forwardOrder = other.forwardOrder
+        orderTerms = other.orderTerms
+        defaultOrder = other.defaultOrder
+        isKeysetIterable = other.isKeysetIterable
+        hasWhere = other.hasWhere
+    }
+
     /// ` ORDER BY <sort terms>, <default order>`, or the reverse.
     private static func orderClause(_ terms: [(SQLFragment, Bool)], _ defaultOrder: [String], reversed: Bool) -> SQLFragment {
         if terms.isEmpty && !reversed { return SQLFragment(" ORDER BY " + defaultOrder.joined(separator: ", ")) }

@@ -82,6 +82,8 @@ final class VaultSession {
     var deferredError: Error?
     /// Objects whose rows `add` is inserting, with their row ids (see Vault+Writing: cycles).
     var rowsInProgress: [ObjectIdentifier: Int64?] = [:]
+    /// Compiled-query templates of this instance (see QueryTemplates).
+    var queryTemplates = QueryTemplateCache()
 
     // Notifications (see Notifications/).
     /// Where this file's commits and observers meet in this process.
