@@ -1,7 +1,7 @@
 # VaultKit — the two commands of the README quick start, and a few more.
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
 #   make test    install the C libraries if needed, run every test
-#   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries
+#   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries; VaultKit vs GRDB side by side
 #   make docs    the DocC documentation of VaultKit and VaultCore; a broken symbol link fails it
 
 .PHONY: dependencies demo test bench docs clean
@@ -21,6 +21,7 @@ bench: dependencies
 	swift run -c release vault-bench queries
 	swift run -c release vault-bench notifications
 	swift run -c release vault-bench migration
+	cd Benchmarks && swift run -c release side-by-side
 
 docs: dependencies
 	swift package generate-documentation --target VaultKit --target VaultCore --warnings-as-errors

@@ -27,6 +27,11 @@ import Dispatch
 // an old version open (no checkpoint may overwrite what it reads), as with
 // SQLite's own checkpoints.
 //
+// It runs only with synchronous = NORMAL. With FULL every commit waits for
+// its own sync, and on the development machine a checkpoint syncing the
+// database file at the same time slowed commits by a quarter (the syncs
+// compete for the disk), so there the checkpoint stays inside the commit.
+//
 // Crash safety is SQLite's: a checkpoint is an ordinary WAL checkpoint from
 // another connection of the same process, exactly what another process's
 // connection could do; the power-loss and fault-injection tests run with it.

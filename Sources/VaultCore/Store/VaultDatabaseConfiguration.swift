@@ -76,7 +76,14 @@ extension VaultDatabase {
         /// the commit that crosses ``walAutocheckpointPages`` (see
         /// BackgroundCheckpointer): commits stay short, and a commit still
         /// checkpoints itself if the WAL reaches four times the threshold.
-        /// Vault files only; in-memory vaults checkpoint as SQLite does.
+        ///
+        /// It applies with ``Synchronous/normal`` only: there a commit never waits
+        /// for the disk, and moving the checkpoint out made single-object commits
+        /// about 20 % faster (53 vs 66 µs, one run). With ``Synchronous/full`` every
+        /// commit waits for its sync anyway, and a checkpoint syncing the database
+        /// file at the same time made them slower (375–416 vs 314–318 µs), so
+        /// checkpoints stay in the commit, as SQLite runs them. Vault files only;
+        /// in-memory vaults checkpoint as SQLite does.
         public var checkpointsInBackground = true
         /// Runs on every connection the vault opens, after VaultCore configured it:
         /// the place to register SQL functions and collations.
