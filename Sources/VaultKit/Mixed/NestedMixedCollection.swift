@@ -53,7 +53,7 @@ final class NestedMixedCollection {
     }
 
     /// The collection itself; `.none` once it was replaced or removed.
-    private func current() -> MixedValue {
+    func current() -> MixedValue {
         vault.exclusiveIfFrozen { MixedSQLFunctions.follow(rootValue(), path[...]).first ?? .none }
     }
 

@@ -89,6 +89,18 @@ extension Map {
     /// `.initial`, then the keys removed, added and modified — a key set again
     /// (even to the same value) or, for maps of objects, whose object was written.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        if let nested {
+            // A dictionary in a mixed value: compared with its last delivered contents.
+            return nested.observe { [self] change in
+                switch change {
+                case .initial: block(.initial(self))
+                case .dictionary(let deletions, let insertions, let modifications):
+                    block(.update(self, deletions: deletions.compactMap(Key.init(mapKeyString:)), insertions: insertions.compactMap(Key.init(mapKeyString:)),
+                                  modifications: modifications.compactMap(Key.init(mapKeyString:))))
+                case .list: break
+                }
+            }
+        }
         guard let binding else { preconditionFailure("Only a managed Map can be observed: add its owner to a vault first") }
         return binding.vault.register(MapObservation(map: self, binding: binding, keyPaths: keyPaths, block: block))
     }

@@ -245,6 +245,17 @@ extension List {
     /// move is a deletion and an insertion), and modifications of entries and
     /// of the objects they hold. Realm's `observe(keyPaths:_:)`.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<List<Element>>) -> Void) -> NotificationToken {
+        if let nested {
+            // A list in a mixed value: compared with its last delivered contents.
+            return nested.observe { [self] change in
+                switch change {
+                case .initial: block(.initial(self))
+                case .list(let deletions, let insertions, let modifications):
+                    block(.update(self, deletions: deletions, insertions: insertions, modifications: modifications))
+                case .dictionary: break
+                }
+            }
+        }
         guard let binding else { preconditionFailure("Only a managed List can be observed: add its owner to a vault first") }
         return binding.vault.register(binding.observation(self, keyPaths: keyPaths, block: block))
     }
