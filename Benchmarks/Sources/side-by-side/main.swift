@@ -14,6 +14,10 @@ struct Settings {
     var repetitions = 5
     /// Runs one library only (for profiling): "VaultKit" or "GRDB".
     var only: String?
+    /// Prints every repetition's figures, not only the medians.
+    var detail = false
+    /// Repeats one read workload (fetch, iterate, filtered) on one store, for a profiler.
+    var profile: String?
 
     init(_ arguments: [String]) {
         var index = 1
@@ -27,9 +31,11 @@ struct Settings {
             case "--commits": commits = value() ?? commits
             case "--repetitions": repetitions = value() ?? repetitions
             case "--only": index += 1; only = index < arguments.count ? arguments[index] : nil
+            case "--profile": index += 1; profile = index < arguments.count ? arguments[index] : nil
+            case "--detail": detail = true
             case "--quick": (objects, fetches, commits, updates, repetitions) = (10_000, 10_000, 300, 1_000, 2)
             default:
-                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB]")
+                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|filtered] [--detail]")
                 exit(2)
             }
             index += 1
@@ -106,6 +112,10 @@ var checksums: [String: Int] = [:]
     }
     // Reopened: a cold page cache and no prepared statements.
     let store = try C(directory: directory, fullSync: C.name == "VaultKit")
+    if let workload = settings.profile {
+        checksums[C.name, default: 0] &+= try profiledWorkload(store, workload, keys: keys)
+        return
+    }
     var start = now()
     sum &+= try store.fetch(keys)
     record(3, elapsed(since: start, keys.count))
@@ -125,6 +135,21 @@ var checksums: [String: Int] = [:]
     try store.update(Array(keys.prefix(settings.updates)))
     record(8, elapsed(since: start, settings.updates))
     checksums[C.name, default: 0] &+= sum
+}
+
+/// The loop `--profile` runs (one symbol to point a profiler at: `--toggle-collect=*profiledWorkload*`).
+@inline(never) func profiledWorkload<C: Contender>(_ store: C, _ workload: String, keys: [Int]) throws -> Int {
+    var sum = 0
+    for _ in 0..<10 {
+        let start = now()
+        defer { print(String(format: "%@ %@: %.2f ms", C.name, workload, Double(now() - start) / 1e6)) }
+        switch workload {
+        case "fetch": sum &+= try store.fetchFast(keys)
+        case "iterate": sum &+= try store.iterateAll()
+        default: sum &+= try store.filtered()
+        }
+    }
+    return sum
 }
 
 print("side-by-side: \(settings.objects) objects, \(settings.commits) single-object commits, \(settings.fetches) key fetches, "
@@ -158,6 +183,13 @@ for (index, entry) in timings.enumerated() {
     let unit = index == 7 ? " (per match: \(String(format: "%.3f", median(entry.vaultKit) / Double(matches))) / \(String(format: "%.3f", median(entry.grdb) / Double(matches))))" : ""
     print(String(format: "| %@%@ | %.3f | %.3f | %.2f× (%.2f–%.2f) |", entry.label, unit, median(entry.vaultKit), median(entry.grdb),
                  median(ratios), ratios.min() ?? .nan, ratios.max() ?? .nan))
+}
+if settings.detail {
+    print("\nper repetition (µs/op, in run order), VaultKit | GRDB:")
+    for entry in timings {
+        let format = { (values: [Double]) in values.map { String(format: "%.2f", $0) }.joined(separator: " ") }
+        print("  \(entry.label): \(format(entry.vaultKit)) | \(format(entry.grdb))")
+    }
 }
 print(String(format: "\npeak memory (max RSS of the process, both libraries): %.1f MiB", peakMemoryMiB()))
 print("checksums (same work read): VaultKit \(checksums["VaultKit"] ?? 0 != 0 ? "ok" : "0"), GRDB \(checksums["GRDB"] ?? 0 != 0 ? "ok" : "0")")

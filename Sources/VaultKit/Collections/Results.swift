@@ -367,13 +367,22 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
             keyset = (query, Int64.min, largestRowID)
         }
 
+        /// The objects as `Element`s. A batch comes from one schema, so one
+        /// checked cast of its first object stands for all (no dynamic cast per object).
+        private static func elements(_ objects: [ObjectBase]) -> [Element] {
+            guard let first = objects.first, first is Element, objects.allSatisfy({ type(of: $0) == type(of: first) }) else {
+                return objects.compactMap { $0 as? Element }
+            }
+            return objects.map { unsafeDowncast($0, to: Element.self) }
+        }
+
         /// The next object, reading the next batch when the current one is used up.
         public mutating func next() -> Element? {
             if let current = keyset {
                 if batchPosition == batch.count {
                     guard current.from <= current.largest else { return nil }
                     let objects = results.reader.objects(results.schema, current.query, arguments: [.integer(current.from), .integer(current.largest), .integer(Int64(Self.batchSize))])
-                    batch = objects.compactMap { $0 as? Element }
+                    batch = Self.elements(objects)
                     batchPosition = 0
                     guard let last = objects.last?.manager?.rowID, last < Int64.max else {
                         keyset = nil

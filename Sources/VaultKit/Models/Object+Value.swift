@@ -100,7 +100,7 @@ extension ObjectBase {
         }
         if let manager {
             if schema.properties[index].type == .object {
-                guard let rowID = manager.values[index].int64, let target = schema.properties[index].objectClassName else { return nil }
+                guard let rowID = manager.storage[index].int64, let target = schema.properties[index].objectClassName else { return nil }
                 return manager.vault.object(className: target, rowID: rowID)
             }
             if schema.properties[index].type == .mixed {

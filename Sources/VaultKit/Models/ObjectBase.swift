@@ -8,15 +8,31 @@ import VaultCore
 /// properties read and write the vault's row, through a cache that is
 /// refreshed when the vault changes.
 open class ObjectBase: CustomStringConvertible {
+    /// The object's link to its row once managed, retained by hand (released in
+    /// `deinit`): a getter borrows it for the read without a retain/release
+    /// pair. Read by every property access, set by VaultKit when the object
+    /// becomes managed: no dynamic exclusivity check (see ManagedObject).
+    @usableFromInline @exclusivity(unchecked) final var managerReference: Unmanaged<ManagedObject>?
+
     /// The object's link to its row once managed; `nil` while unmanaged.
-    @usableFromInline final var manager: ManagedObject?
+    @inlinable final var manager: ManagedObject? {
+        get { managerReference?.takeUnretainedValue() }
+        set {
+            let previous = managerReference
+            managerReference = newValue.map { Unmanaged.passRetained($0) }
+            previous?.release()
+        }
+    }
 
     /// Creates an unmanaged object with the declared default values.
     public required init() {}
 
     deinit {
+        guard let reference = managerReference else { return }
         // An object taking part in Observation leaves its session's list (see Observation/).
-        if let manager, manager.tracking != nil { manager.stopTracking() }
+        let manager = reference.takeUnretainedValue()
+        if manager.tracking != nil { manager.stopTracking() }
+        reference.release()
     }
 
     /// The stored name of each public property name, for classes whose stored

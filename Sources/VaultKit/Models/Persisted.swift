@@ -94,15 +94,20 @@ public struct Persisted<Value: PersistableValue> {
         // Always inlined into the model's accessors, where the key paths are
         // literals the optimiser turns into direct field accesses.
         @inline(__always) get {
-            if let manager = object.manager {
-                let index = manager.schema.propertyIndex(of: storageKeyPath, in: EnclosingSelf.self)
-                if manager.tracksObservation { manager.trackAccess(object, keyPath: wrappedKeyPath, index: index) }
-                return manager.read(Value.self, at: index)
+            // `wrappedKeyPath` is deliberately unused: any use that is not a
+            // projection makes Swift build that key path object on every read.
+            if let reference = object.managerReference {
+                // Borrowed, not retained: the object owns its manager and outlives this read.
+                return reference._withUnsafeGuaranteedRef { manager in
+                    let index = manager.schema.propertyIndex(of: storageKeyPath, in: EnclosingSelf.self)
+                    if manager.tracksObservation { manager.trackAccess(object, index: index) }
+                    return manager.read(Value.self, at: index)
+                }
             }
             let tag = object[keyPath: storageKeyPath].discoveryTag
             if tag != 0 {
                 // A schema prototype: report which property was read (typed queries), change nothing.
-                SchemaDiscovery.recordPrototypeAccess(tag, wrappedKeyPath: wrappedKeyPath)
+                SchemaDiscovery.recordPrototypeAccess(tag)
                 return Value._vaultDefaultValue()
             }
             switch object[keyPath: storageKeyPath].storage {

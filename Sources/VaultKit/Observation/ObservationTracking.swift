@@ -16,7 +16,9 @@ import VaultCore
 // tracking scope is active, so a managed object takes part from its first
 // property read: it gets its own registrar then (one small allocation per
 // object read, none for objects never read), remembers the key path of each
-// property read, and joins its session's tracking list.
+// property read, and joins its session's tracking list. The key path it
+// reports is `\ObjectBase.[_vaultObservedProperty: index]`, the same for
+// every class (see `ObservedProperty`).
 //
 // The list is one more observation of the session (see Notifications): it
 // makes the session an observer of the file, so commits are captured and the
@@ -38,38 +40,45 @@ import VaultCore
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ObjectBase: Observable {}
 
-/// One managed object's part in Observation: its registrar (the key paths are the class's, kept by the list).
+/// One managed object's part in Observation: its registrar.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 final class ObjectTracking {
     let registrar = ObservationRegistrar()
     /// The object, which owns its ManagedObject and so this; it leaves the list in its deinit.
     unowned(unsafe) let subject: ObjectBase
-    /// Property indexes (below 64) whose key path the list already knows from this object: one bit test per read.
-    var notedProperties: UInt64 = 0
 
     init(subject: ObjectBase) { self.subject = subject }
 
-    /// Says that the properties at `indexes` changed (each one read so far through some object of the class).
-    func announce(_ indexes: some Sequence<Int>, keyPaths: [AnyKeyPath?]) {
-        for index in indexes where keyPaths.indices.contains(index) {
-            (keyPaths[index] as? any ObjectKeyPathAnnouncing)?.announceChange(of: subject, to: registrar)
+    /// Says that the properties at `indexes` changed.
+    func announce(_ indexes: some Sequence<Int>) {
+        for index in indexes {
+            let keyPath = ObservedProperty.keyPath(index)
+            registrar.willSet(subject, keyPath: keyPath)
+            registrar.didSet(subject, keyPath: keyPath)
         }
     }
 }
 
-/// Opens an `AnyKeyPath` of a model class back into its typed form for the registrar.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-protocol ObjectKeyPathAnnouncing {
-    func announceChange(of subject: ObjectBase, to registrar: ObservationRegistrar)
+/// The key paths Observation knows a managed object's properties by:
+/// `\ObjectBase.[_vaultObservedProperty: index]`, one per property index.
+///
+/// Observation only compares key paths (an access and a later `willSet` must
+/// name the same one), so any stable key path per property will do. These
+/// need nothing from the getter: a getter that passed its own key path on
+/// would make Swift build that key path object on every read of every
+/// property, tracked or not (measured: one `swift_getKeyPath` per read).
+enum ObservedProperty {
+    /// Built once for the first 64 indexes; larger ones are built per use.
+    nonisolated(unsafe) private static let common: [KeyPath<ObjectBase, Int>] = (0..<64).map { \ObjectBase.[_vaultObservedProperty: $0] }
+
+    static func keyPath(_ index: Int) -> KeyPath<ObjectBase, Int> {
+        index < common.count ? common[index] : \ObjectBase.[_vaultObservedProperty: index]
+    }
 }
 
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-extension KeyPath: ObjectKeyPathAnnouncing where Root: ObjectBase {
-    func announceChange(of subject: ObjectBase, to registrar: ObservationRegistrar) {
-        guard let root = subject as? Root else { return }
-        registrar.willSet(root, keyPath: self)
-        registrar.didSet(root, keyPath: self)
-    }
+extension ObjectBase {
+    /// Names property `index` to Observation (see ``ObservedProperty``); its value means nothing.
+    subscript(_vaultObservedProperty index: Int) -> Int { index }
 }
 
 /// The session's list of objects taking part in Observation, delivered like any observation.
@@ -79,9 +88,6 @@ extension KeyPath: ObjectKeyPathAnnouncing where Root: ObjectBase {
 /// writes, with no hashing or allocation, since every object read joins it.
 final class TrackingObservation: Observation {
     private var head: ManagedObject?
-    /// The key path each property of a class was read through, by schema (the same for every object of it).
-    private(set) var keyPaths: [ObjectIdentifier: [AnyKeyPath?]] = [:]
-
     func add(_ manager: ManagedObject) {
         manager.trackingNext = head
         head?.trackingPrevious = manager
@@ -93,13 +99,6 @@ final class TrackingObservation: Observation {
         manager.trackingNext?.trackingPrevious = manager.trackingPrevious
         manager.trackingPrevious = nil
         manager.trackingNext = nil
-    }
-
-    /// Records the key path of property `index` of `schema`'s class, once.
-    func note(_ keyPath: AnyKeyPath, index: Int, of schema: ObjectSchema) {
-        let key = ObjectIdentifier(schema)
-        if let known = keyPaths[key], known[index] != nil { return }
-        keyPaths[key, default: Array(repeating: nil, count: schema.properties.count)][index] = keyPath
     }
 
     override func deliver(in vault: Vault, changes: TransactionChanges?) {
@@ -115,23 +114,22 @@ final class TrackingObservation: Observation {
             cursor = manager.trackingNext
         }
         for manager in managers {
-            guard let tracking = manager.tracking.map({ unsafeDowncast($0, to: ObjectTracking.self) }),
-                  let classKeyPaths = keyPaths[ObjectIdentifier(manager.schema)] else { continue }
+            guard let tracking = manager.tracking.map({ unsafeDowncast($0, to: ObjectTracking.self) }) else { continue }
             guard let changes else {
                 // Commits not captured here (a foreign writer, or tracking that began inside
                 // a write): what differs from the values the object last read.
-                tracking.announce(Self.differences(of: manager, in: vault), keyPaths: classKeyPaths)
+                tracking.announce(Self.differences(of: manager, in: vault))
                 continue
             }
             guard let table = changes.tables[manager.schema.className] else { continue }
             if table.deleted.contains(manager.rowID) {
-                tracking.announce(classKeyPaths.indices, keyPaths: classKeyPaths)
+                tracking.announce(manager.schema.properties.indices)
             } else if let written = table.written[manager.rowID] {
                 var indexes = written.indexes
                 if written.linkColumns {
                     indexes.formUnion(manager.schema.properties.indices.filter { manager.schema.properties[$0].objectClassName != nil })
                 }
-                tracking.announce(indexes, keyPaths: classKeyPaths)
+                tracking.announce(indexes)
             }
         }
     }
@@ -146,7 +144,7 @@ final class TrackingObservation: Observation {
         let schema = manager.schema
         guard case .success(let row?) = vault.loadRow(schema, rowID: manager.rowID) else { return Array(schema.properties.indices) }
         return schema.properties.indices.filter { index in
-            schema.isCollection[index] || !row.indices.contains(index) || !manager.values.indices.contains(index) || row[index] != manager.values[index]
+            schema.isCollection[index] || !row.indices.contains(index) || index >= manager.propertyCount || row[index] != manager.storage[index]
         }
     }
 }
@@ -154,7 +152,7 @@ final class TrackingObservation: Observation {
 extension ManagedObject {
     /// Takes part in Observation from this read on (see the essay above).
     @usableFromInline
-    func trackAccess<Subject: ObjectBase, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>, index: Int) {
+    func trackAccess(_ subject: ObjectBase, index: Int) {
         guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
         let current: ObjectTracking
         if let tracking {
@@ -164,12 +162,7 @@ extension ManagedObject {
             tracking = current
             (vault.session.tracking ?? vault.trackingObservation()).add(self)
         }
-        let bit: UInt64 = index < 64 ? 1 << UInt64(index) : 0
-        if current.notedProperties & bit == 0 || bit == 0 {
-            current.notedProperties |= bit
-            (vault.session.tracking ?? vault.trackingObservation()).note(keyPath, index: index, of: schema)
-        }
-        current.registrar.access(subject, keyPath: keyPath)
+        current.registrar.access(subject, keyPath: ObservedProperty.keyPath(index))
     }
 
     /// Leaves the session's tracking list (the object is going).

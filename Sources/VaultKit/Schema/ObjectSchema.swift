@@ -356,21 +356,25 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
     }
 
+    // Set once by the storage-setup step of `init`, then never written (see the
+    // class comment): read on every object built and every property read, so
+    // without Swift's dynamic exclusivity checks.
+
     /// The indices of the properties stored as columns, in column order.
-    private(set) var columnIndexes: [Int] = []
+    @exclusivity(unchecked) private(set) var columnIndexes: [Int] = []
     /// Every property is a column (no collections or backlinks): per-property values are the column values.
-    private(set) var hasOnlyColumns = false
+    @exclusivity(unchecked) private(set) var hasOnlyColumns = false
     /// Whether each property is a collection or backlink (read through a binding, not the row).
-    @usableFromInline private(set) var isCollection: [Bool] = []
+    @usableFromInline @exclusivity(unchecked) private(set) var isCollection: [Bool] = []
 
     // The class's statements, built once (they key the connection's statement cache).
-    private(set) var tableName = ""
-    private(set) var insertSQL = ""
-    private(set) var deleteSQL = ""
-    private(set) var selectByRowIDSQL = ""
-    private(set) var selectByPrimaryKeySQL = ""
-    private(set) var selectAllSQL = ""
-    private(set) var aliasedColumnList = ""
+    @exclusivity(unchecked) private(set) var tableName = ""
+    @exclusivity(unchecked) private(set) var insertSQL = ""
+    @exclusivity(unchecked) private(set) var deleteSQL = ""
+    @exclusivity(unchecked) private(set) var selectByRowIDSQL = ""
+    @exclusivity(unchecked) private(set) var selectByPrimaryKeySQL = ""
+    @exclusivity(unchecked) private(set) var selectAllSQL = ""
+    @exclusivity(unchecked) private(set) var aliasedColumnList = ""
 
     /// Per-property values from a row of column values (collections and backlinks hold NULL).
     func expand<C: Collection>(_ columns: C) -> [DatabaseValue] where C.Element == DatabaseValue {
@@ -392,16 +396,21 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
 
     /// The property a key path to a `@Persisted` property names (typed queries);
     /// nil for anything else, including a computed property that reads one.
+    ///
+    /// A stored property's key path is writable and reads exactly its own
+    /// property; a read-only computed property (`var shouted: String { name.uppercased() }`)
+    /// is refused even though its getter reads one. A computed property with a
+    /// setter that reads and writes one stored property stands for it.
     func propertyIndex(forKeyPath keyPath: AnyKeyPath) -> Int? {
-        guard let access = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }),
-              access.keyPath == keyPath else { return nil }
-        return propertyIndex(forTag: access.tag)
+        guard keyPath is any WritableThroughReference,
+              let tag = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }) else { return nil }
+        return propertyIndex(forTag: tag)
     }
 
     /// The first `@Persisted` property a longer key path reads (`\Person.address?.city`: `address`).
     func firstPropertyRead(by keyPath: AnyKeyPath) -> Int? {
-        guard let access = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }) else { return nil }
-        return propertyIndex(forTag: access.tag)
+        guard let tag = SchemaDiscovery.recordingAccess({ _ = prototype[keyPath: keyPath] }) else { return nil }
+        return propertyIndex(forTag: tag)
     }
 
     private func propertyIndex(forTag tag: UInt64) -> Int? {
@@ -431,3 +440,8 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// Marks key paths that can write through a class reference (a `@Persisted`
+/// property's key path is one; a read-only computed property's is not).
+protocol WritableThroughReference {}
+extension ReferenceWritableKeyPath: WritableThroughReference {}

@@ -3,6 +3,14 @@ import VaultCore
 
 #if canImport(Glibc)
 import Glibc
+import Synchronization
+
+/// How many discoveries are running in the process. Every `Persisted.init`
+/// (six per object a six-property query returns) asks whether its thread is
+/// discovering; while none is, this one relaxed load answers, with no
+/// thread-local lookup. (Linux only: `Atomic` needs macOS 15 / iOS 18, above
+/// the package's floor; Apple platforms ask the thread-local directly.)
+private let discoveriesRunning = Atomic<Int>(0)
 @_silgen_name("malloc_usable_size") private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer?) -> Int
 #elseif canImport(Darwin)
 import Darwin
@@ -55,6 +63,10 @@ enum SchemaDiscovery {
     /// The tag for the `Persisted` being initialised: 0 outside discovery.
     @usableFromInline
     static func nextTag() -> UInt64 {
+        #if canImport(Glibc)
+        // A thread that is discovering has raised the count itself, so it never reads 0 here.
+        if discoveriesRunning.load(ordering: .relaxed) == 0 { return 0 }
+        #endif
         guard let raw = pthread_getspecific(threadKey.key) else { return 0 }
         let state = Unmanaged<State>.fromOpaque(raw).takeUnretainedValue()
         let tag = state.seed ^ state.counter
@@ -66,9 +78,6 @@ enum SchemaDiscovery {
     /// properties by key path; the prototype's getters report their tag here).
     final class AccessRecord {
         var tag: UInt64?
-        /// The key path of the wrapped property the getter serves (to tell a
-        /// `@Persisted` property from a computed one that reads it).
-        var keyPath: AnyKeyPath?
     }
 
     private static let recordKey: Key = {
@@ -79,23 +88,20 @@ enum SchemaDiscovery {
 
     /// Called by a prototype's getter: notes the property's tag for `recordingAccess`.
     @usableFromInline
-    static func recordPrototypeAccess(_ tag: UInt64, wrappedKeyPath: AnyKeyPath) {
+    static func recordPrototypeAccess(_ tag: UInt64) {
         guard let raw = pthread_getspecific(recordKey.key) else { return }
         let record = Unmanaged<AccessRecord>.fromOpaque(raw).takeUnretainedValue()
-        if record.tag == nil {
-            record.tag = tag
-            record.keyPath = wrappedKeyPath
-        }
+        if record.tag == nil { record.tag = tag }
     }
 
-    /// The tag and wrapped key path of the first `@Persisted` property `body` reads on a prototype.
-    static func recordingAccess(_ body: () -> Void) -> (tag: UInt64, keyPath: AnyKeyPath?)? {
+    /// The tag of the first `@Persisted` property `body` reads on a prototype.
+    static func recordingAccess(_ body: () -> Void) -> UInt64? {
         let record = AccessRecord()
         let previous = pthread_getspecific(recordKey.key)
         pthread_setspecific(recordKey.key, Unmanaged.passUnretained(record).toOpaque())
         withExtendedLifetime(record) { body() }
         pthread_setspecific(recordKey.key, previous)
-        return record.tag.map { ($0, record.keyPath) }
+        return record.tag
     }
 
     /// What discovery learns about one property.
@@ -114,6 +120,10 @@ enum SchemaDiscovery {
         // beside small fields (two Bools: 0x0000…0x0101) can then never read as a tag.
         let state = State(seed: UInt64.random(in: 1...UInt64.max) & ~UInt64(0xFFFF) | 0x5A5A)
         let retained = Unmanaged.passRetained(state)
+        #if canImport(Glibc)
+        discoveriesRunning.add(1, ordering: .relaxed)
+        defer { discoveriesRunning.subtract(1, ordering: .relaxed) }
+        #endif
         pthread_setspecific(threadKey.key, retained.toOpaque())
         let prototype = modelType.init()
         pthread_setspecific(threadKey.key, nil)

@@ -7,37 +7,70 @@ import VaultCore
 /// Reads never run SQL while the cache is current; any write through the same
 /// vault (or a refresh that sees another connection's commit) bumps the
 /// vault's content version, and the next read reloads the row once.
+///
+/// Every property read of every managed object passes through here, so the
+/// layout is chosen for that path (see `make bench`): the values sit in one
+/// buffer this object owns (no array, whose generic storage class costs a
+/// metadata lookup per object built), and the fields a read touches skip
+/// Swift's dynamic exclusivity checks. That is safe because a managed object
+/// is used only inside its session's confinement (checked on every read), and
+/// no access to these fields is held across a call that could reach another.
 @usableFromInline
 final class ManagedObject {
     let vault: Vault
     @usableFromInline let schema: ObjectSchema
     let rowID: Int64
-    @usableFromInline private(set) var values: [DatabaseValue]
-    @usableFromInline var version: UInt64
-    /// The row is gone; `values` keep their last contents (never a crash, never garbage).
-    private(set) var isDeleted = false
+    /// One value per property (collections and backlinks hold NULL), owned: freed in `deinit`.
+    @usableFromInline let storage: UnsafeMutablePointer<DatabaseValue>
+    @usableFromInline let propertyCount: Int
+    /// The content version `storage` was read at.
+    @usableFromInline @exclusivity(unchecked) var version: UInt64
+    /// The row is gone; the values keep their last contents (never a crash, never garbage).
+    @exclusivity(unchecked) private(set) var isDeleted = false
     /// Whether reads take part in Observation (`Configuration.observationTracking`; never for frozen vaults).
     @usableFromInline let tracksObservation: Bool
     /// The object's `ObjectTracking` once a property was read, and its neighbours
     /// in the session's tracking list (see Observation/ObservationTracking).
-    var tracking: AnyObject?
+    @exclusivity(unchecked) var tracking: AnyObject?
     unowned(unsafe) var trackingPrevious: ManagedObject?
     unowned(unsafe) var trackingNext: ManagedObject?
 
-    init(vault: Vault, schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) {
+    /// A row whose values are all NULL, for the caller to fill in (`materializeRows`),
+    /// at `version` (the vault's content version, which the caller read once for many rows).
+    init(vault: Vault, schema: ObjectSchema, rowID: Int64, version: UInt64, tracksObservation: Bool) {
         self.vault = vault
         self.schema = schema
         self.rowID = rowID
-        self.values = values
-        self.version = vault.contentVersion
-        self.tracksObservation = vault.session.tracksObservation
+        propertyCount = schema.properties.count
+        storage = .allocate(capacity: max(propertyCount, 1))
+        storage.initialize(repeating: .null, count: propertyCount)
+        self.version = version
+        self.tracksObservation = tracksObservation
+    }
+
+    convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) {
+        self.init(vault: vault, schema: schema, rowID: rowID, version: vault.contentVersion, tracksObservation: vault.session.tracksObservation)
+        replaceStorage(with: values)
+    }
+
+    deinit {
+        storage.deinitialize(count: propertyCount)
+        storage.deallocate()
+    }
+
+    /// The cached values, one per property (a copy).
+    var values: [DatabaseValue] { Array(UnsafeBufferPointer(start: storage, count: propertyCount)) }
+
+    private func replaceStorage(with fresh: [DatabaseValue]) {
+        // A row always has one value per property; anything else leaves the rest NULL.
+        for index in 0..<Swift.min(propertyCount, fresh.count) { storage[index] = fresh[index] }
     }
 
     func markDeleted() { isDeleted = true }
 
     /// Takes freshly read values (a throwing read, see Vault+CheckedReads).
     func replaceValues(_ fresh: [DatabaseValue]) {
-        values = fresh
+        replaceStorage(with: fresh)
         version = vault.contentVersion
     }
 
@@ -48,7 +81,7 @@ final class ManagedObject {
         vault.session.verifyConfinement("a managed \(schema.className) object")
         guard version != vault.session.contentVersion, !isDeleted else { return }
         switch vault.loadRow(schema, rowID: rowID) {
-        case .success(let row?): values = row
+        case .success(let row?): replaceStorage(with: row)
         case .success(nil): isDeleted = true
         case .failure(let error):
             // Inside a write the failure is the write's error (it rolls back): the
@@ -63,7 +96,7 @@ final class ManagedObject {
     /// The stored value of property `index`, current.
     func currentValue(at index: Int) -> DatabaseValue {
         ensureFresh()
-        return values[index]
+        return storage[index]
     }
 
     @inlinable
@@ -71,7 +104,7 @@ final class ManagedObject {
         // The common case, inlined into the app's getter: a scalar from the cached row.
         if !schema.isCollection[index] && Value._vaultPropertyType != .object && Value._vaultPropertyType != .mixed {
             ensureFresh()
-            if let value = Value._vaultDecode(values[index]) { return value }
+            if let value = Value._vaultDecode(storage[index]) { return value }
         }
         return readSlowPath(Value.self, at: index)
     }
@@ -84,7 +117,7 @@ final class ManagedObject {
             return collection
         }
         ensureFresh()
-        let stored = values[index]
+        let stored = storage[index]
         if Value._vaultPropertyType == .mixed, Value.self == AnyVaultValue.self {
             // Links resolve to objects, nested collections come back live.
             return (vault.liveMixed(stored: stored, root: .property(self, index: index)) as Any) as? Value ?? Value._vaultDefaultValue()
@@ -136,13 +169,13 @@ final class ManagedObject {
             vault.deferError(VaultObjectError.invalidatedObject(className: schema.className))
             return
         }
-        if property.isPrimaryKey && encoded != values[index] {
+        if property.isPrimaryKey && encoded != storage[index] {
             vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a primary key cannot be changed once the object is stored"))
             return
         }
         ensureFresh()
         vault.updateColumn(schema, rowID: rowID, property: property, value: encoded)
-        values[index] = encoded
+        storage[index] = encoded
         version = vault.contentVersion
     }
 }

@@ -46,9 +46,7 @@ extension Vault {
                 try statement.bind(single: key)
                 defer { statement.reset() }
                 guard try statement.step() else { return nil }
-                var values = [DatabaseValue](repeating: .null, count: schema.properties.count)
-                for (column, property) in schema.columnIndexes.enumerated() { values[property] = statement.value(at: column + 1) }
-                return materialize(schema, rowID: statement.int64(at: 0), values: values)
+                return materializeCurrentRow(schema, statement, RowContext(vault: self))
             }
         } catch {
             failRead(error, "looking up \(schema.className)")
@@ -82,14 +80,35 @@ extension Vault {
         try statement.bind(arguments)
         defer { statement.reset() }
         var objects: [ObjectBase] = []
-        let columns = schema.columnIndexes
-        let propertyCount = schema.properties.count
-        while try statement.step() {
-            var values = [DatabaseValue](repeating: .null, count: propertyCount)
-            for (column, property) in columns.enumerated() { values[property] = statement.value(at: column + 1) }
-            objects.append(materialize(schema, rowID: statement.int64(at: 0), values: values))
-        }
+        // Read once for the whole batch: they cannot change while the statement runs.
+        let context = RowContext(vault: self)
+        while try statement.step() { objects.append(materializeCurrentRow(schema, statement, context)) }
         return objects
+    }
+
+    /// What every object built from one statement shares.
+    struct RowContext {
+        let version: UInt64
+        let tracksObservation: Bool
+        init(vault: Vault) {
+            version = vault.contentVersion
+            tracksObservation = vault.session.tracksObservation
+        }
+    }
+
+    /// A managed object for the statement's current row (`_vk_id`, then the
+    /// class's columns), decoded straight into the object's value cache.
+    @inline(__always)
+    func materializeCurrentRow(_ schema: ObjectSchema, _ statement: Statement, _ context: RowContext) -> ObjectBase {
+        let object = schema.type.init()
+        let manager = ManagedObject(vault: self, schema: schema, rowID: statement.int64(at: 0),
+                                    version: context.version, tracksObservation: context.tracksObservation)
+        let storage = manager.storage
+        schema.columnIndexes.withUnsafeBufferPointer { properties in
+            for (offset, property) in properties.enumerated() { storage[property] = statement.value(at: offset + 1) }
+        }
+        object.manager = manager
+        return object
     }
 
     func materialize(_ schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) -> ObjectBase {

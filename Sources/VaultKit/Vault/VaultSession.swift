@@ -54,7 +54,8 @@ final class VaultSession {
     var commitSequence: UInt64 = 0
     var autorefresh = true
     /// Bumped by every write and when the snapshot moves to another commit: caches key on it.
-    var contentVersion: UInt64 = 1
+    /// Read by every property access (within the session's confinement): no dynamic exclusivity check.
+    @exclusivity(unchecked) var contentVersion: UInt64 = 1
     /// The read transaction every read outside a write goes through, opened
     /// lazily; shared with the frozen vaults made at its version.
     var snapshot: SharedSnapshot?
