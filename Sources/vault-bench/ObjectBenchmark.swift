@@ -21,6 +21,8 @@ final class BenchRow: Object {
     var rawInsert: [Double] = [], objectInsert: [Double] = [], rawRead: [Double] = [], objectRead: [Double] = []
     var rawFetch: [Double] = [], objectFetch: [Double] = []
     var trackedRead: [Double] = [], trackedFetch: [Double] = []
+    var rawUpdate: [Double] = [], objectUpdate: [Double] = []
+    let updated = min(count, 10_000)
     var generator = Generator(state: 0xDEADBEEF)
     let lookups = (0..<count).map { _ in Int(generator.next() % UInt64(count)) }
     do {
@@ -66,6 +68,21 @@ final class BenchRow: Object {
                 }
                 rawFetch.append(Double(now() - start) / 1000 / Double(count))
                 sqlite3_finalize(fetch)
+                // Four properties of each of `updated` rows, one statement per row, one transaction.
+                let update = prepare(handle, "UPDATE t SET name = ?, age = ?, score = ?, active = ? WHERE id = ?")
+                start = now()
+                exec(handle, "BEGIN")
+                for key in lookups.prefix(updated) {
+                    sqlite3_bind_text(update, 1, "updated", -1, vaultkit_sqlite_transient())
+                    sqlite3_bind_int64(update, 2, Int64(key % 50))
+                    sqlite3_bind_double(update, 3, Double(key) / 3)
+                    sqlite3_bind_int64(update, 4, 1)
+                    sqlite3_bind_int64(update, 5, Int64(key))
+                    check(sqlite3_step(update), handle, "update"); sqlite3_reset(update)
+                }
+                exec(handle, "COMMIT")
+                rawUpdate.append(Double(now() - start) / 1000 / Double(updated))
+                sqlite3_finalize(update)
                 if checksum == 42 { print("") }
             }
             raw.close()
@@ -95,6 +112,14 @@ final class BenchRow: Object {
                 if let row = vault.object(ofType: BenchRow.self, forPrimaryKey: key) { checksum &+= row.age }
             }
             objectFetch.append(Double(now() - start) / 1000 / Double(count))
+            start = now()
+            try vault.write {
+                for key in lookups.prefix(updated) {
+                    guard let row = vault.object(ofType: BenchRow.self, forPrimaryKey: key) else { continue }
+                    row.name = "updated"; row.age = key % 50; row.score = Double(key) / 3; row.active = true
+                }
+            }
+            objectUpdate.append(Double(now() - start) / 1000 / Double(updated))
 
             // The same reads with Observation tracking on (a vault of its own on the same file).
             var trackedConfiguration = configuration
@@ -122,6 +147,8 @@ final class BenchRow: Object {
     print(String(format: "| insert, one transaction | %.2f µs/row | %.2f µs/object | %.2f× |", median(rawInsert), median(objectInsert), median(zip(rawInsert, objectInsert).map { $1 / $0 })))
     print(String(format: "| read every property | %.3f µs/value | %.3f µs/property | %.2f× |", median(rawRead), median(objectRead), median(zip(rawRead, objectRead).map { $1 / $0 })))
     print(String(format: "| fetch by primary key | %.2f µs | %.2f µs | %.2f× |", median(rawFetch), median(objectFetch), median(zip(rawFetch, objectFetch).map { $1 / $0 })))
+    print(String(format: "| set 4 properties of \(updated) rows, one transaction (objects: fetch + 4 setters) | %.2f µs/row | %.2f µs/object | %.2f× |",
+                 median(rawUpdate), median(objectUpdate), median(zip(rawUpdate, objectUpdate).map { $1 / $0 })))
     let readRatios = zip(objectRead, trackedRead).map { $1 / $0 }, fetchRatios = zip(objectFetch, trackedFetch).map { $1 / $0 }
     print("\n## Observation tracking on vs off (same file, same run)")
     print("| workload | off | on | on / off (range) |")

@@ -124,6 +124,12 @@ extension ObjectSchema {
         }
     }
 
+    /// `UPDATE … SET property = ? WHERE _vk_id = ?`, prepared once per class, property and connection.
+    func updateStatement(forProperty index: Int, on db: Database) throws(VaultError) -> Statement {
+        // Kinds above the StatementKind cases: one per property.
+        try db.cachedStatement(key: Database.StatementKey(owner: self, kind: 1_000 + index)) { updateSQL(columns: [index]) }
+    }
+
     // MARK: Stored definition
 
     /// What the vault records about the class: one line per stored column, in

@@ -137,15 +137,17 @@ final class ManagedObject {
 
     @usableFromInline
     func write<Value: PersistableValue>(_ newValue: Value, at index: Int) {
-        let property = schema.properties[index]
-        precondition(!vault.session.isFrozen, "Cannot modify the frozen object \(schema.className).\(property.name): frozen objects never change; thaw() it and modify the live object in a write")
-        precondition(vault.isInWriteTransaction, "Cannot modify managed object \(schema.className).\(property.name) outside a write transaction: wrap the change in vault.write { … }")
+        // The property is looked up only where needed: a setter is on the hot path of every update.
+        precondition(!vault.session.isFrozen, "Cannot modify the frozen object \(schema.className).\(schema.properties[index].name): frozen objects never change; thaw() it and modify the live object in a write")
+        precondition(vault.isInWriteTransaction, "Cannot modify managed object \(schema.className).\(schema.properties[index].name) outside a write transaction: wrap the change in vault.write { … }")
         guard !isDeleted else {
             vault.deferError(VaultObjectError.invalidatedObject(className: schema.className))
             return
         }
-        if let collection = newValue as? any PersistableCollection {
-            guard property.collectionKind != nil else { return }   // LinkingObjects cannot be assigned
+        if schema.isCollection[index] {
+            let property = schema.properties[index]
+            // LinkingObjects cannot be assigned.
+            guard let collection = newValue as? any PersistableCollection, property.collectionKind != nil else { return }
             let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: rowID, propertyIndex: index)
             let entries = collection.unmanagedEntries.map { (key: $0.key, value: vault.encodeElement($0.value, property: property, owner: schema)) }
             vault.replaceCollection(binding, with: entries)
@@ -154,8 +156,8 @@ final class ManagedObject {
         let encoded: DatabaseValue
         if Value._vaultPropertyType == .object {
             encoded = vault.storedReference(to: (newValue as Any) as? ObjectBase)
-        } else if let mixed = (newValue as Any) as? AnyVaultValue {
-            encoded = vault.encodeMixed(mixed, property: property, schema: schema)
+        } else if Value._vaultPropertyType == .mixed, let mixed = (newValue as Any) as? AnyVaultValue {
+            encoded = vault.encodeMixed(mixed, property: schema.properties[index], schema: schema)
         } else {
             encoded = newValue._vaultEncoded
         }
@@ -164,17 +166,16 @@ final class ManagedObject {
 
     /// Writes a column value to the row (and the cache).
     func write(encoded: DatabaseValue, at index: Int) {
-        let property = schema.properties[index]
         guard !isDeleted else {
             vault.deferError(VaultObjectError.invalidatedObject(className: schema.className))
             return
         }
-        if property.isPrimaryKey && encoded != storage[index] {
-            vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a primary key cannot be changed once the object is stored"))
+        if index == schema.primaryKeyIndex && encoded != storage[index] {
+            vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: schema.properties[index].name, reason: "a primary key cannot be changed once the object is stored"))
             return
         }
         ensureFresh()
-        vault.updateColumn(schema, rowID: rowID, property: property, value: encoded)
+        vault.updateColumn(schema, rowID: rowID, propertyIndex: index, value: encoded)
         storage[index] = encoded
         version = vault.contentVersion
     }

@@ -108,6 +108,7 @@ extension Vault {
     @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
     public func commitWrite() throws {
         guard isInWriteTransaction else { throw VaultObjectError.notInWriteTransaction("commitWrite()") }
+        flushPendingUpdate()
         if let error = deferredError {
             cancelWrite()
             throw error
@@ -148,6 +149,7 @@ extension Vault {
     @available(*, noasync, message: "a write transaction holds the writer connection on this thread; an await between beginWrite and commitWrite could resume on another. Use write { } (synchronous) instead.")
     public func cancelWrite() {
         guard isInWriteTransaction else { return }
+        session.pendingUpdate = nil
         _ = endCapture()
         // A transaction that failed to begin holds no writer: nothing to roll back.
         if let writer = borrowedWriter { _ = try? writer.execute("ROLLBACK TRANSACTION") }

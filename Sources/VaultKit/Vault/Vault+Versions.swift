@@ -60,7 +60,11 @@ extension Vault {
     /// write transaction, else the vault's snapshot (the writer for in-memory vaults).
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         session.verifyConfinement("a Vault")
-        if let borrowedWriter, borrowingThread == currentThreadIdentifier() { return try body(borrowedWriter) }
+        if let borrowedWriter, borrowingThread == currentThreadIdentifier() {
+            // SQL must see what the objects see: pending property writes go first (see Vault+PendingUpdates).
+            if session.pendingUpdate != nil { flushPendingUpdate() }
+            return try body(borrowedWriter)
+        }
         if session.isFrozen { return try withFrozenDatabase(body) }
         guard readsFromSnapshots else { return try database.withConnection(body) }
         return try currentSnapshot().read(body)

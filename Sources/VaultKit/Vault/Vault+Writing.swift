@@ -207,20 +207,6 @@ extension Vault {
         }
     }
 
-    func updateColumn(_ schema: ObjectSchema, rowID: Int64, property: Property, value: DatabaseValue) {
-        guard deferredError == nil else { return }
-        let index = schema.index(ofProperty: property.name) ?? 0
-        session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: true)
-        do {
-            try withDatabase { db in
-                try db.execute(schema.updateSQL(columns: [index]), arguments: [value, .integer(rowID)])
-            }
-            contentVersion &+= 1
-        } catch {
-            deferError(error)
-        }
-    }
-
     // MARK: - Deleting
 
     /// Deletes a managed object; links to it become nil. The object keeps its

@@ -76,6 +76,8 @@ final class VaultSession {
     /// Classes registered in a read-only vault that has no table for them: they read as empty.
     var absentClasses: Set<String> = []
     var writeDepth = 0
+    /// Property writes to one row not yet sent to SQLite (see Vault+PendingUpdates).
+    var pendingUpdate: PendingRowUpdate?
     /// The writer connection, held from `beginWrite` to commit or cancel, and the thread holding it.
     var borrowedWriter: Database?
     var borrowingThread: UInt = 0
