@@ -16,7 +16,7 @@ struct Settings {
     var only: String?
     /// Prints every repetition's figures, not only the medians.
     var detail = false
-    /// Repeats one read workload (fetch, iterate, filtered) on one store, for a profiler.
+    /// Repeats one workload (fetch, iterate, filtered, or 200 single-object commits) on one store, for a profiler.
     var profile: String?
 
     init(_ arguments: [String]) {
@@ -35,7 +35,7 @@ struct Settings {
             case "--detail": detail = true
             case "--quick": (objects, fetches, commits, updates, repetitions) = (10_000, 10_000, 300, 1_000, 2)
             default:
-                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|filtered] [--detail]")
+                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|filtered|commits] [--detail]")
                 exit(2)
             }
             index += 1
@@ -140,12 +140,13 @@ var checksums: [String: Int] = [:]
 /// The loop `--profile` runs (one symbol to point a profiler at: `--toggle-collect=*profiledWorkload*`).
 @inline(never) func profiledWorkload<C: Contender>(_ store: C, _ workload: String, keys: [Int]) throws -> Int {
     var sum = 0
-    for _ in 0..<10 {
+    for pass in 0..<10 {
         let start = now()
         defer { print(String(format: "%@ %@: %.2f ms", C.name, workload, Double(now() - start) / 1e6)) }
         switch workload {
         case "fetch": sum &+= try store.fetchFast(keys)
         case "iterate": sum &+= try store.iterateAll()
+        case "commits": try store.singleCommits((0..<200).map { Item.make(10_000_000 + pass * 1_000 + $0) })
         default: sum &+= try store.filtered()
         }
     }

@@ -55,6 +55,7 @@ public final class Database {
 
     deinit {
         if rowChangeObserver != nil { sqlite3_update_hook(handle, nil, nil) }
+        recentStatements.removeAll()
         statementCache.removeAll()
         keyedStatements.removeAll()
         sqlite3_close_v2(handle)
@@ -167,11 +168,25 @@ public final class Database {
 
     /// A prepared statement from this connection's cache, prepared on first use.
     public func cachedStatement(_ sql: String) throws(VaultError) -> Statement {
-        if let statement = statementCache[sql] { return statement }
-        let statement = try makeStatement(sql)
-        statementCache[sql] = statement
+        // The statements used last, compared before hashing: a query run again
+        // (a template's count, a results' page) passes the very same String, and
+        // equal storage compares in one step, where hashing reads all the text.
+        for statement in recentStatements where statement.sql == sql { return statement }
+        let statement: Statement
+        if let cached = statementCache[sql] {
+            statement = cached
+        } else {
+            statement = try makeStatement(sql)
+            statementCache[sql] = statement
+        }
+        if recentStatements.count == Self.recentStatementCount { recentStatements.removeFirst() }
+        recentStatements.append(statement)
         return statement
     }
+
+    /// Text-keyed statements most recently looked up, oldest first (see `cachedStatement(_:)`).
+    private var recentStatements: [Statement] = []
+    private static let recentStatementCount = 4
 
     /// A cache key for statements that a layer above builds once per use site
     /// (hashing it is cheaper than hashing the SQL text).

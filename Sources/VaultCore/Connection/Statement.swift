@@ -123,6 +123,15 @@ public final class Statement {
         return rows
     }
 
+    /// Binds `arguments` and returns the first column of the first row (nil when
+    /// there is no row): a count or an aggregate, with no row arrays.
+    public func fetchFirstValue(_ arguments: [DatabaseValue] = []) throws(VaultError) -> DatabaseValue? {
+        try database.checkThread()
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        return try step() ? value(at: 0) : nil
+    }
+
     /// Binds `arguments` and calls `body` for each row, with the statement positioned on it.
     public func forEachRow(_ arguments: [DatabaseValue] = [], _ body: (Statement) throws(VaultError) -> Void) throws(VaultError) {
         try database.checkThread()

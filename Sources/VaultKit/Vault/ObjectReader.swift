@@ -46,12 +46,12 @@ struct ObjectReader {
 
     /// The single integer a `count(*)` query returns.
     func count(_ query: SQLFragment) -> Int {
-        vault.query { db in Int(try db.cachedStatement(query.sql).fetchAll(query.bindings).first?[0].int64 ?? 0) }
+        vault.query { db in Int(try db.cachedStatement(query.sql).fetchFirstValue(query.bindings)?.int64 ?? 0) }
     }
 
     /// The single value an aggregate query returns (`.null` for none).
     func value(_ query: SQLFragment) -> DatabaseValue {
-        vault.query { db in try db.cachedStatement(query.sql).fetchAll(query.bindings).first?[0] } ?? .null
+        vault.query { db in try db.cachedStatement(query.sql).fetchFirstValue(query.bindings) } ?? .null
     }
 
     /// Managed objects for a query whose columns are `_vk_id` then the class's
