@@ -36,10 +36,6 @@ extension Results {
     }
 
     private func instantiate(_ template: QueryTemplate, with values: [QueryValue]) -> Results<Element> {
-        var treeValues = template.values
-        for (position, slot) in template.valueSlots.enumerated() {
-            if let argument = slot { treeValues[position] = values[argument] }
-        }
         let bindings = template.bindingSlots.map { slot -> DatabaseValue in
             switch slot {
             case .constant(let value): value
@@ -47,7 +43,7 @@ extension Results {
             }
         }
         var definition = self.definition
-        definition.predicates.append(template.predicate.replacingValues(treeValues))
+        definition.appendTemplated(template, arguments: values)
         return Results(vault: owner, schema: schema, definition: definition, compiled: template.compiled.rebinding(bindings))
     }
 
