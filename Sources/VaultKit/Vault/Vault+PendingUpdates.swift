@@ -81,7 +81,11 @@ extension Vault {
     func flushPendingUpdate() {
         guard let pending = session.pendingUpdate else { return }
         session.pendingUpdate = nil
-        guard let writer = borrowedWriter else { return }
+        guard let writer = borrowedWriter else {
+            // Setters run only inside a write, which holds the writer: never drop a value silently.
+            deferError(VaultObjectError.notInWriteTransaction("setting \(pending.schema.className) properties"))
+            return
+        }
         do {
             let statement: Statement
             if pending.properties.count == 1, let index = pending.properties.first {
