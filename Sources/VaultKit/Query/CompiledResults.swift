@@ -26,22 +26,31 @@ final class CompiledResults {
     private let defaultOrder: [String]
     private lazy var reverseOrder: SQLFragment = Self.orderClause(orderTerms, defaultOrder, reversed: true)
 
+    /// The query template's own compilation, when this one re-binds it: its
+    /// lazily built SQL is built once for every re-binding (and, being the same
+    /// String, found in the statement cache without hashing).
+    private let rebound: CompiledResults?
+
     /// `SELECT <id and columns> … LIMIT ? OFFSET ?` (built on first use; nil with distinct).
-    private(set) lazy var pageQuery: SQLFragment? = isDistinct ? nil : "SELECT \(columns)" + fromWhere + forwardOrder + " LIMIT ? OFFSET ?"
+    private(set) lazy var pageQuery: SQLFragment? = rebound.map { $0.pageQuery.map { SQLFragment($0.sql, fromWhere.bindings) } }
+        ?? (isDistinct ? nil : "SELECT \(columns)" + fromWhere + forwardOrder + " LIMIT ? OFFSET ?")
     /// One pass over a class's table in row-id order, a batch at a time:
     /// `SELECT <id and columns> … WHERE <filters> AND id >= ?1 AND id <= ?2
     /// ORDER BY id LIMIT ?3` (nil when the results are sorted, distinct or a
     /// collection's: those iterate by row ids). Iteration reads each matching
     /// row once, from the filter's own statement.
-    private(set) lazy var keysetQuery: SQLFragment? = isKeysetIterable
-        ? "SELECT \(columns)" + fromWhere + (hasWhere ? " AND " : " WHERE ") + "t0.\"_vk_id\" >= ? AND t0.\"_vk_id\" <= ? ORDER BY t0.\"_vk_id\" LIMIT ?"
-        : nil
+    private(set) lazy var keysetQuery: SQLFragment? = rebound.map { $0.keysetQuery.map { SQLFragment($0.sql, fromWhere.bindings) } }
+        ?? (isKeysetIterable
+            ? "SELECT \(columns)" + fromWhere + (hasWhere ? " AND " : " WHERE ") + "t0.\"_vk_id\" >= ? AND t0.\"_vk_id\" <= ? ORDER BY t0.\"_vk_id\" LIMIT ?"
+            : nil)
     private let isKeysetIterable: Bool
     private let hasWhere: Bool
     /// The same in reverse order (for `last`).
-    private(set) lazy var reversePageQuery: SQLFragment? = isDistinct ? nil : "SELECT \(columns)" + fromWhere + reverseOrder + " LIMIT ? OFFSET ?"
+    private(set) lazy var reversePageQuery: SQLFragment? = rebound.map { $0.reversePageQuery.map { SQLFragment($0.sql, fromWhere.bindings) } }
+        ?? (isDistinct ? nil : "SELECT \(columns)" + fromWhere + reverseOrder + " LIMIT ? OFFSET ?")
 
     init(reader: ObjectReader, schema: ObjectSchema, definition: ResultsDefinition) throws(QueryError) {
+        rebound = nil
         var compiler = QueryCompiler(lookup: reader.schema(named:))
         let scope = QueryCompiler.Scope(root: .row(schema, alias: "t0"))
         var from: SQLFragment
@@ -116,6 +125,9 @@ final class CompiledResults {
     }
 
     private init(copying other: CompiledResults, bindings: [DatabaseValue]) {
+        // Templatable results have no sort and no distinct: every lazily built
+        // query's bindings are the filters' (see `isTemplatable`).
+        rebound = other.rebound ?? other
         idQuery = SQLFragment(other.idQuery.sql, bindings)
         countQuery = other.countQuery.map { SQLFragment($0.sql, bindings) }
         fromWhere = SQLFragment(other.fromWhere.sql, bindings)
