@@ -56,7 +56,7 @@ struct QueryTemplateTests {
             }
         }
         // Plain shapes are templated; shapes whose arguments are transformed or shape the SQL are not.
-        let templates = vault.session.queryTemplates
+        var templates = vault.session.queryTemplates
         #expect(templates.template(for: try key(vault, "name == %@", ["x"])) != nil)
         #expect(templates.template(for: try key(vault, "age >= %@ AND age < %@", [1, 2])) != nil)
         #expect(templates.template(for: try key(vault, "name BEGINSWITH %@", ["x"])) == nil)

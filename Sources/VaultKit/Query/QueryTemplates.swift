@@ -64,13 +64,24 @@ struct QueryTemplateCache {
     /// Shapes that cannot be templated (so the second compilation is not tried again).
     private var refused: Set<Key> = []
 
-    func template(for key: Key) -> QueryTemplate? { templates[key] }
+    /// The template found last: a loop that runs one query shape finds it
+    /// again by comparing keys (the format is usually the very same String,
+    /// compared in one step) instead of hashing the format text.
+    private var last: (key: Key, template: QueryTemplate)?
+
+    mutating func template(for key: Key) -> QueryTemplate? {
+        if let last, last.key == key { return last.template }
+        guard let found = templates[key] else { return nil }
+        last = (key, found)
+        return found
+    }
     func isRefused(_ key: Key) -> Bool { refused.contains(key) }
 
     mutating func store(_ template: QueryTemplate?, for key: Key) {
         if templates.count + refused.count >= Self.capacity {
             templates.removeAll(keepingCapacity: true)
             refused.removeAll(keepingCapacity: true)
+            last = nil
         }
         if let template { templates[key] = template } else { refused.insert(key) }
     }
