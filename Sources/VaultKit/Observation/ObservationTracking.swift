@@ -15,10 +15,11 @@ import VaultCore
 // `willSet`/`didSet` on the same registrar. There is no way to ask whether a
 // tracking scope is active, so a managed object takes part from its first
 // property read: it gets its own registrar then (one small allocation per
-// object read, none for objects never read), remembers the key path of each
-// property read, and joins its session's tracking list. The key path it
-// reports is `\ObjectBase.[_vaultObservedProperty: index]`, the same for
-// every class (see `ObservedProperty`).
+// object read, none for objects never read) and joins its session's tracking
+// list. The key path it reports for a property is
+// `\ObjectBase.[_vaultObservedProperty: index]`, the same for every class
+// (see `ObservedProperty`), so a delivery can name any property without
+// having seen it read.
 //
 // The list is one more observation of the session (see Notifications): it
 // makes the session an observer of the file, so commits are captured and the
@@ -33,8 +34,8 @@ import VaultCore
 // Cost. A vault pays only when its configuration asks for it
 // (`Vault.Configuration.observationTracking`, on by default on Apple
 // platforms where SwiftUI uses it, off elsewhere): one branch per read when
-// off. When on: the registrar and list entry per object read, a key path
-// store and a thread-local check per property read, and change capture on
+// off. When on: the registrar and list entry per object read, the
+// registrar's own bookkeeping per property read, and change capture on
 // every commit in the process. Frozen vaults never change and take no part.
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)

@@ -58,9 +58,6 @@ final class ManagedObject {
         storage.deallocate()
     }
 
-    /// The cached values, one per property (a copy).
-    var values: [DatabaseValue] { Array(UnsafeBufferPointer(start: storage, count: propertyCount)) }
-
     private func replaceStorage(with fresh: [DatabaseValue]) {
         // A row always has one value per property; anything else leaves the rest NULL.
         for index in 0..<Swift.min(propertyCount, fresh.count) { storage[index] = fresh[index] }
