@@ -44,3 +44,19 @@ static inline int vaultkit_db_config_flag(sqlite3 *db, int op, int value) {
     int current = 0;
     return sqlite3_db_config(db, op, value, &current);
 }
+
+// The thread inside a connection (0 for none), read and claimed atomically: the
+// one-thread-at-a-time check on every statement costs no lock. Swift sees a plain
+// word; every access goes through these functions.
+#include <stdint.h>
+#include <stdatomic.h>
+static inline uintptr_t vaultkit_atomic_load_word(uintptr_t *word) {
+    return atomic_load_explicit((_Atomic uintptr_t *)word, memory_order_acquire);
+}
+static inline _Bool vaultkit_atomic_claim_word(uintptr_t *word, uintptr_t expected, uintptr_t desired) {
+    return atomic_compare_exchange_strong_explicit((_Atomic uintptr_t *)word, &expected, desired,
+                                                   memory_order_acq_rel, memory_order_acquire);
+}
+static inline void vaultkit_atomic_store_word(uintptr_t *word, uintptr_t value) {
+    atomic_store_explicit((_Atomic uintptr_t *)word, value, memory_order_release);
+}

@@ -43,9 +43,16 @@ public final class Database {
     /// Kept alive while installed as SQLite's update hook (see Database+RowChanges).
     var rowChangeObserver: RowChangeObserver?
     private var savepointCounter = 0
-    private let threadLock = NSLock()
-    private var activeThread: UInt?
-    private var activeDepth = 0
+    /// The thread inside the connection (0 for none), claimed with a
+    /// compare-and-swap (CSQLite's shim): the check runs on every statement,
+    /// and a lock there cost more than the statement's own bookkeeping.
+    private let activeThread: UnsafeMutablePointer<UInt> = {
+        let word = UnsafeMutablePointer<UInt>.allocate(capacity: 1)
+        word.initialize(to: 0)
+        return word
+    }()
+    /// How deep the active thread is inside: touched only by that thread.
+    @exclusivity(unchecked) private var activeDepth = 0
 
     private init(handle: OpaquePointer, path: String, isReadOnly: Bool) {
         self.handle = handle
@@ -58,6 +65,7 @@ public final class Database {
         recentStatements.removeAll()
         statementCache.removeAll()
         keyedStatements.removeAll()
+        activeThread.deallocate()
         sqlite3_close_v2(handle)
     }
 
@@ -132,28 +140,25 @@ public final class Database {
 
     func enter() throws(VaultError) {
         let me = currentThreadIdentifier()
-        threadLock.lock()
-        defer { threadLock.unlock() }
-        if let active = activeThread, active != me {
+        if vaultkit_atomic_load_word(activeThread) == me {
+            activeDepth += 1   // the active thread, re-entering
+            return
+        }
+        guard vaultkit_atomic_claim_word(activeThread, 0, me) else {
             throw VaultError.misuse("the connection to \(path) is in use by another thread; a connection is used by one thread at a time (VaultDatabase lends each thread its own)")
         }
-        activeThread = me
-        activeDepth += 1
+        activeDepth = 1
     }
 
     func leave() {
-        threadLock.lock()
         activeDepth -= 1
-        if activeDepth == 0 { activeThread = nil }
-        threadLock.unlock()
+        if activeDepth == 0 { vaultkit_atomic_store_word(activeThread, 0) }
     }
 
     /// Throws ``VaultError/misuse(_:)`` if another thread is inside this connection.
     func checkThread() throws(VaultError) {
-        let me = currentThreadIdentifier()
-        threadLock.lock()
-        defer { threadLock.unlock() }
-        if let active = activeThread, active != me {
+        let active = vaultkit_atomic_load_word(activeThread)
+        if active != 0 && active != currentThreadIdentifier() {
             throw VaultError.misuse("the connection to \(path) is in use by another thread; a connection is used by one thread at a time")
         }
     }
@@ -168,10 +173,14 @@ public final class Database {
 
     /// A prepared statement from this connection's cache, prepared on first use.
     public func cachedStatement(_ sql: String) throws(VaultError) -> Statement {
-        // The statements used last, compared before hashing: a query run again
-        // (a template's count, a results' page) passes the very same String, and
-        // equal storage compares in one step, where hashing reads all the text.
-        for statement in recentStatements where statement.sql == sql { return statement }
+        // The statements used last, newest first, compared before hashing: a
+        // query run again (a template's count, a results' page) passes the very
+        // same String, and equal storage compares in one step, where hashing
+        // reads all the text. Lengths first: texts of other lengths differ.
+        let length = sql.utf8.count
+        for statement in recentStatements.reversed() where statement.sql.utf8.count == length && statement.sql == sql {
+            return statement
+        }
         let statement: Statement
         if let cached = statementCache[sql] {
             statement = cached

@@ -10,8 +10,9 @@ extension Results {
     func templatedFilter(_ format: String, _ arguments: [Any?]) throws(QueryError) -> Results<Element>? {
         var values: [QueryValue] = []
         values.reserveCapacity(arguments.count)
-        for argument in arguments {
-            guard let value = QueryValue.from(argument: argument) else { return nil }
+        for index in arguments.indices {
+            // Borrowed from the array, not copied out of it first.
+            guard let value = QueryValue.from(argument: arguments[index]) else { return nil }
             values.append(value)
         }
         guard let kinds = QueryTemplateCache.kinds(of: values) else { return nil }
@@ -36,15 +37,17 @@ extension Results {
     }
 
     private func instantiate(_ template: QueryTemplate, with values: [QueryValue]) -> Results<Element> {
-        let bindings = template.bindingSlots.map { slot -> DatabaseValue in
+        var bindings: [DatabaseValue] = []
+        bindings.reserveCapacity(template.bindingSlots.count)
+        for slot in template.bindingSlots {
             switch slot {
-            case .constant(let value): value
-            case .argument(let index): QueryTemplateCache.binding(of: values[index]) ?? .null
+            case .constant(let value): bindings.append(value)
+            case .argument(let index): bindings.append(QueryTemplateCache.binding(of: values[index]) ?? .null)
             }
         }
         var definition = self.definition
         definition.appendTemplated(template, arguments: values)
-        return Results(vault: owner, schema: schema, definition: definition, compiled: template.compiled.rebinding(bindings))
+        return Results(vault: owner, schema: schema, definition: consume definition, compiled: template.compiled.rebinding(bindings))
     }
 
     /// Compiles the query again with sentinel arguments and keeps what both

@@ -24,8 +24,9 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     let owner: Vault
     /// The vault the objects are in (Realm's `realm`: optional, as in Realm's collection protocol; never nil for results).
     public var vault: Vault? { owner }
-    /// Everything the results read goes through this.
-    let reader: ObjectReader
+    /// Everything the results read goes through this (made on use: a stored
+    /// copy would be one more reference to retain and release per `Results`).
+    var reader: ObjectReader { ObjectReader(vault: owner) }
     let schema: ObjectSchema
     let definition: ResultsDefinition
     let compiled: CompiledResults
@@ -33,10 +34,9 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition = ResultsDefinition()) throws(QueryError) {
         self.owner = vault
-        self.reader = ObjectReader(vault: vault)
         self.schema = schema
         self.definition = definition
-        self.compiled = try CompiledResults(reader: reader, schema: schema, definition: definition)
+        self.compiled = try CompiledResults(reader: ObjectReader(vault: vault), schema: schema, definition: definition)
         if !definition.predicates.isEmpty || !definition.sort.isEmpty || !definition.distinct.isEmpty {
             // Prepared now (and kept in the statement cache for the first read),
             // so SQLite's objections surface here as a thrown error.
@@ -47,7 +47,6 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// Results whose SQL is known good already (a query template's, see QueryTemplates).
     init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition, compiled: CompiledResults) {
         self.owner = vault
-        self.reader = ObjectReader(vault: vault)
         self.schema = schema
         self.definition = definition
         self.compiled = compiled
@@ -141,7 +140,10 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The row ids in order, computed once per vault content version.
     func rowIDs() -> [Int64] {
-        owner.exclusiveIfFrozen { cachedRowIDs() }
+        // Tested here, not only inside exclusiveIfFrozen: a closure over a generic
+        // struct costs a metadata lookup on every call from another module.
+        if !owner.session.isFrozen { return cachedRowIDs() }
+        return owner.exclusiveIfFrozen { cachedRowIDs() }
     }
 
     private func cachedRowIDs() -> [Int64] {
@@ -171,7 +173,8 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The number of objects, counted in SQL (no object is created).
     public var count: Int {
-        owner.exclusiveIfFrozen { cachedCount() }
+        if !owner.session.isFrozen { return cachedCount() }
+        return owner.exclusiveIfFrozen { cachedCount() }
     }
 
     private func cachedCount() -> Int {
@@ -193,7 +196,8 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The object at `position`, read with the objects around it (a window of
     /// rows), so reading neighbouring positions runs no further query.
     public subscript(position: Int) -> Element {
-        owner.exclusiveIfFrozen { element(at: position) }
+        if !owner.session.isFrozen { return element(at: position) }
+        return owner.exclusiveIfFrozen { element(at: position) }
     }
 
     private func element(at position: Int) -> Element {

@@ -14,11 +14,63 @@ import VaultCore
 /// a List. With `distinct(by:)` the ids come from a window function
 /// (`row_number() OVER (PARTITION BY <keys> ORDER BY <order>) = 1`), and pages
 /// are read by id.
-final class CompiledResults {
+struct CompiledResults {
+    /// The statements; a query template's re-bindings all share its one instance
+    /// (so its lazily built SQL is built once, and being the same String is
+    /// found in the statement cache without comparing text).
+    private let queries: CompiledQueries
+    /// The values bound to the filters' placeholders in every statement, when
+    /// they replace the compiled ones (a template's re-binding), else nil.
+    private let reboundValues: [DatabaseValue]?
+
+    init(reader: ObjectReader, schema: ObjectSchema, definition: ResultsDefinition) throws(QueryError) {
+        queries = try CompiledQueries(reader: reader, schema: schema, definition: definition)
+        reboundValues = nil
+    }
+
+    private init(queries: CompiledQueries, reboundValues: [DatabaseValue]) {
+        self.queries = queries
+        self.reboundValues = reboundValues
+    }
+
+    private func rebound(_ fragment: SQLFragment) -> SQLFragment {
+        guard let reboundValues else { return fragment }
+        return SQLFragment(fragment.sql, reboundValues)
+    }
+
+    /// The ids in order.
+    var idQuery: SQLFragment { rebound(queries.idQuery) }
+    /// `SELECT count(*)`; nil with distinct (the ids are counted instead).
+    var countQuery: SQLFragment? { queries.countQuery.map(rebound) }
+    /// `SELECT <id and columns> … LIMIT ? OFFSET ?` (nil with distinct).
+    var pageQuery: SQLFragment? { queries.pageQuery.map(rebound) }
+    /// The same in reverse order (for `last`).
+    var reversePageQuery: SQLFragment? { queries.reversePageQuery.map(rebound) }
+    /// One pass over a class's table in row-id order (see ``CompiledQueries/keysetQuery``).
+    var keysetQuery: SQLFragment? { queries.keysetQuery.map(rebound) }
+
+    /// Whether every query's bindings are the filters' (a class's table, no
+    /// sort, no distinct): then ``rebinding(_:)`` may swap them (QueryTemplates).
+    var isTemplatable: Bool { queries.isTemplatable }
+
+    /// The same queries with other values bound to the filters' placeholders
+    /// (templatable results only): no SQL is built, nothing is copied but the values.
+    func rebinding(_ values: [DatabaseValue]) -> CompiledResults {
+        CompiledResults(queries: queries, reboundValues: values)
+    }
+
+    /// `SELECT <aggregate>(property)` over the results' objects.
+    func aggregateQuery(_ step: KeyPathStep, _ keyPath: String, reader: ObjectReader, schema: ObjectSchema) throws(QueryError) -> SQLFragment {
+        try queries.aggregateQuery(step, keyPath, reader: reader, schema: schema, fromWhere: rebound(queries.fromWhere))
+    }
+}
+
+/// The statements of one compiled `Results`, with its filters' values bound.
+final class CompiledQueries {
     let idQuery: SQLFragment
     let countQuery: SQLFragment?
     /// `<from> WHERE <base and filters>`, kept for pages and aggregates.
-    private let fromWhere: SQLFragment
+    let fromWhere: SQLFragment
     private let isDistinct: Bool
     private let columns: String
     private let forwardOrder: SQLFragment
@@ -26,31 +78,22 @@ final class CompiledResults {
     private let defaultOrder: [String]
     private lazy var reverseOrder: SQLFragment = Self.orderClause(orderTerms, defaultOrder, reversed: true)
 
-    /// The query template's own compilation, when this one re-binds it: its
-    /// lazily built SQL is built once for every re-binding (and, being the same
-    /// String, found in the statement cache without hashing).
-    private let rebound: CompiledResults?
-
     /// `SELECT <id and columns> … LIMIT ? OFFSET ?` (built on first use; nil with distinct).
-    private(set) lazy var pageQuery: SQLFragment? = rebound.map { $0.pageQuery.map { SQLFragment($0.sql, fromWhere.bindings) } }
-        ?? (isDistinct ? nil : "SELECT \(columns)" + fromWhere + forwardOrder + " LIMIT ? OFFSET ?")
+    private(set) lazy var pageQuery: SQLFragment? = (isDistinct ? nil : "SELECT \(columns)" + fromWhere + forwardOrder + " LIMIT ? OFFSET ?")
     /// One pass over a class's table in row-id order, a batch at a time:
     /// `SELECT <id and columns> … WHERE <filters> AND id >= ?1 AND id <= ?2
     /// ORDER BY id LIMIT ?3` (nil when the results are sorted, distinct or a
     /// collection's: those iterate by row ids). Iteration reads each matching
     /// row once, from the filter's own statement.
-    private(set) lazy var keysetQuery: SQLFragment? = rebound.map { $0.keysetQuery.map { SQLFragment($0.sql, fromWhere.bindings) } }
-        ?? (isKeysetIterable
+    private(set) lazy var keysetQuery: SQLFragment? = (isKeysetIterable
             ? "SELECT \(columns)" + fromWhere + (hasWhere ? " AND " : " WHERE ") + "t0.\"_vk_id\" >= ? AND t0.\"_vk_id\" <= ? ORDER BY t0.\"_vk_id\" LIMIT ?"
             : nil)
     private let isKeysetIterable: Bool
     private let hasWhere: Bool
     /// The same in reverse order (for `last`).
-    private(set) lazy var reversePageQuery: SQLFragment? = rebound.map { $0.reversePageQuery.map { SQLFragment($0.sql, fromWhere.bindings) } }
-        ?? (isDistinct ? nil : "SELECT \(columns)" + fromWhere + reverseOrder + " LIMIT ? OFFSET ?")
+    private(set) lazy var reversePageQuery: SQLFragment? = (isDistinct ? nil : "SELECT \(columns)" + fromWhere + reverseOrder + " LIMIT ? OFFSET ?")
 
     init(reader: ObjectReader, schema: ObjectSchema, definition: ResultsDefinition) throws(QueryError) {
-        rebound = nil
         var compiler = QueryCompiler(lookup: reader.schema(named:))
         let scope = QueryCompiler.Scope(root: .row(schema, alias: "t0"))
         var from: SQLFragment
@@ -115,30 +158,8 @@ final class CompiledResults {
         }
     }
 
-    /// Whether every query's bindings are the filters' (a class's table, no
-    /// sort, no distinct): then ``rebinding(_:)`` may swap them (QueryTemplates).
+    /// Whether every query's bindings are the filters' (see ``CompiledResults/isTemplatable``).
     var isTemplatable: Bool { isKeysetIterable && countQuery?.bindings == idQuery.bindings && fromWhere.bindings == idQuery.bindings }
-
-    /// The same queries with other values bound to the filters' placeholders.
-    func rebinding(_ bindings: [DatabaseValue]) -> CompiledResults {
-        CompiledResults(copying: self, bindings: bindings)
-    }
-
-    private init(copying other: CompiledResults, bindings: [DatabaseValue]) {
-        // Templatable results have no sort and no distinct: every lazily built
-        // query's bindings are the filters' (see `isTemplatable`).
-        rebound = other.rebound ?? other
-        idQuery = SQLFragment(other.idQuery.sql, bindings)
-        countQuery = other.countQuery.map { SQLFragment($0.sql, bindings) }
-        fromWhere = SQLFragment(other.fromWhere.sql, bindings)
-        isDistinct = other.isDistinct
-        columns = other.columns
-        forwardOrder = other.forwardOrder
-        orderTerms = other.orderTerms
-        defaultOrder = other.defaultOrder
-        isKeysetIterable = other.isKeysetIterable
-        hasWhere = other.hasWhere
-    }
 
     /// ` ORDER BY <sort terms>, <default order>`, or the reverse.
     private static func orderClause(_ terms: [(SQLFragment, Bool)], _ defaultOrder: [String], reversed: Bool) -> SQLFragment {
@@ -151,7 +172,7 @@ final class CompiledResults {
     }
 
     /// `SELECT <aggregate>(property)` over the results' objects.
-    func aggregateQuery(_ step: KeyPathStep, _ keyPath: String, reader: ObjectReader, schema: ObjectSchema) throws(QueryError) -> SQLFragment {
+    func aggregateQuery(_ step: KeyPathStep, _ keyPath: String, reader: ObjectReader, schema: ObjectSchema, fromWhere: SQLFragment) throws(QueryError) -> SQLFragment {
         var compiler = QueryCompiler(lookup: reader.schema(named:))
         let resolved = try compiler.resolveSingleValue(keyPath, in: QueryCompiler.Scope(root: .row(schema, alias: "t0")), purpose: step.text)
         guard case .scalar(let type) = resolved.type else { throw QueryError("\(step.text) needs a value property") }

@@ -57,7 +57,8 @@ struct QueryTemplateCache {
     struct Key: Hashable {
         let schema: ObjectIdentifier
         let format: String
-        let kinds: [UInt8]
+        /// The arguments' kinds, packed (see ``QueryTemplateCache/kinds(of:)``).
+        let kinds: UInt64
     }
     static let capacity = 256
     private var templates: [Key: QueryTemplate] = [:]
@@ -86,22 +87,26 @@ struct QueryTemplateCache {
         if let template { templates[key] = template } else { refused.insert(key) }
     }
 
-    /// The argument kinds of a call, or nil when an argument is of a kind templates do not take.
-    static func kinds(of values: [QueryValue]) -> [UInt8]? {
-        var kinds: [UInt8] = []
-        kinds.reserveCapacity(values.count)
-        for value in values {
+    /// The argument kinds of a call packed in one integer (4 bits each, the
+    /// count in the top 4: no array to allocate per call), or nil when an
+    /// argument is of a kind templates do not take or there are more than 15.
+    static func kinds(of values: [QueryValue]) -> UInt64? {
+        guard values.count <= 15 else { return nil }
+        var kinds = UInt64(values.count) << 60
+        for (position, value) in values.enumerated() {
+            let kind: UInt64
             switch value {
-            case .bool: kinds.append(1)
-            case .int: kinds.append(2)
-            case .double: kinds.append(3)
-            case .string: kinds.append(4)
-            case .data: kinds.append(5)
-            case .date: kinds.append(6)
-            case .uuid: kinds.append(7)
-            case .objectId: kinds.append(8)
+            case .bool: kind = 1
+            case .int: kind = 2
+            case .double: kind = 3
+            case .string: kind = 4
+            case .data: kind = 5
+            case .date: kind = 6
+            case .uuid: kind = 7
+            case .objectId: kind = 8
             default: return nil
             }
+            kinds |= kind << (4 * UInt64(position))
         }
         return kinds
     }

@@ -67,6 +67,8 @@ enum QueryValue: Equatable {
 
     /// Converts an argument of any supported Swift type.
     static func from(argument: Any?) -> QueryValue? {
+        // The commonest argument, cast straight from the optional (no copy of the existential first).
+        if let value = argument as? String { return .string(value) }
         guard let argument else { return .null }
         switch argument {
         // The common types first: each failed cast costs.

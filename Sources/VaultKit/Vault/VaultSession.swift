@@ -86,7 +86,9 @@ final class VaultSession {
     /// Objects whose rows `add` is inserting, with their row ids (see Vault+Writing: cycles).
     var rowsInProgress: [ObjectIdentifier: Int64?] = [:]
     /// Compiled-query templates of this instance (see QueryTemplates).
-    var queryTemplates = QueryTemplateCache()
+    /// (Unchecked exclusivity: the session is confined to one thread or actor,
+    /// and no access to the cache is held across a call that could reach it again.)
+    @exclusivity(unchecked) var queryTemplates = QueryTemplateCache()
 
     // Notifications (see Notifications/).
     /// Where this file's commits and observers meet in this process.
