@@ -10,8 +10,8 @@ import CSQLite
 //
 // The hook sits where the vault VFS calls the file system (SealedFile's
 // physical I/O, and the sync and lock pass-throughs). Unarmed — always, outside
-// the tests that arm it for their own directory — it costs one lock-protected
-// check per I/O call, far below the call itself.
+// the tests that arm it for their own directory — it costs one atomic load per
+// I/O call (the number of armed plans); the lock is taken only while a plan is armed.
 
 /// Makes a chosen I/O call on files under a directory fail (tests only).
 package enum FaultInjection {
@@ -47,10 +47,21 @@ package enum FaultInjection {
 
     /// Armed plans by path prefix (tests arm their own directories, possibly at once).
     private static let plans = Locked<[String: Plan]>([:])
+    /// How many plans are armed, readable without the lock (written under it).
+    private nonisolated(unsafe) static let armedCount: UnsafeMutablePointer<UInt> = {
+        let word = UnsafeMutablePointer<UInt>.allocate(capacity: 1)
+        word.initialize(to: 0)
+        return word
+    }()
+    /// Whether no plan is armed: the check every I/O call makes first.
+    private static var isIdle: Bool { vaultkit_atomic_load_word(armedCount) == 0 }
 
     /// Counts (and, with `failAt`, fails the `failAt`-th, 1-based) I/O call on files whose path starts with `pathPrefix`.
     package static func arm(pathPrefix: String, failAt: Int?, diskFull: Bool = false, powerLoss: Bool = false) {
-        plans.withLock { $0[pathPrefix] = Plan(pathPrefix: pathPrefix, remaining: failAt.map { $0 - 1 }, diskFull: diskFull, powerLoss: powerLoss) }
+        plans.withLock {
+            $0[pathPrefix] = Plan(pathPrefix: pathPrefix, remaining: failAt.map { $0 - 1 }, diskFull: diskFull, powerLoss: powerLoss)
+            vaultkit_atomic_store_word(armedCount, UInt($0.count))
+        }
     }
 
     /// Disarms; returns how many calls were counted, which one failed, and (power
@@ -59,6 +70,7 @@ package enum FaultInjection {
     package static func disarm(pathPrefix: String) -> (calls: Int, failed: Call?, unsynced: [UnsyncedWrite]) {
         plans.withLock { all in
             let current = all.removeValue(forKey: pathPrefix)
+            vaultkit_atomic_store_word(armedCount, UInt(all.count))
             return (current?.calls ?? 0, current?.failed, current?.unsynced ?? [])
         }
     }
@@ -71,11 +83,13 @@ package enum FaultInjection {
 
     /// Power-loss mode: whether writes to `path` are being recorded.
     static func isRecording(_ path: String) -> Bool {
-        plans.withLock { all in key(for: path, in: all).flatMap { all[$0] }.map { $0.powerLoss && $0.failed == nil } ?? false }
+        if isIdle { return false }
+        return plans.withLock { all in key(for: path, in: all).flatMap { all[$0] }.map { $0.powerLoss && $0.failed == nil } ?? false }
     }
 
     /// Records a write about to be made (power-loss mode).
     static func recordWrite(_ write: UnsyncedWrite) {
+        if isIdle { return }
         plans.withLock { all in
             if let key = key(for: write.path, in: all) { all[key]?.unsynced.append(write) }
         }
@@ -83,6 +97,7 @@ package enum FaultInjection {
 
     /// A sync of `path` succeeded: its writes are durable.
     static func didSync(_ path: String) {
+        if isIdle { return }
         plans.withLock { all in
             if let key = key(for: path, in: all) { all[key]?.unsynced.removeAll { $0.path == path } }
         }
@@ -90,7 +105,8 @@ package enum FaultInjection {
 
     /// The error code to return instead of making `call` on `path`, or nil to go ahead.
     static func failure(_ call: Call, path: String) -> Int32? {
-        plans.withLock { all -> Int32? in
+        if isIdle { return nil }
+        return plans.withLock { all -> Int32? in
             guard let key = key(for: path, in: all), var active = all[key] else { return nil }
             // After a simulated crash nothing reaches the disk any more.
             if active.failed != nil { return active.powerLoss ? SQLITE_IOERR_WRITE_CODE : nil }
