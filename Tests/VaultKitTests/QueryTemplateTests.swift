@@ -53,6 +53,15 @@ struct QueryTemplateTests {
                 // A second time: the template (if one was made) serves it.
                 #expect(try people.filter(shape.format, arguments: arguments).map(\.id) == ids, "\(shape.format) again")
                 #expect(try people.filter(shape.format, arguments: arguments).count == ids.count)
+                // Every other statement of a re-bound Results carries this call's values too.
+                let templated = try people.filter(shape.format, arguments: arguments)
+                let fresh = try people.filter(predicate: QueryParser.parse(shape.format, arguments: arguments))
+                #expect(templated.first?.id == ids.first, "\(shape.format) first")
+                #expect(templated.last?.id == ids.last, "\(shape.format) last")
+                #expect(templated[0..<min(2, ids.count)].map(\.id) == Array(ids.prefix(2)), "\(shape.format) slice")
+                #expect(templated.max(ofProperty: "age") as Int? == fresh.max(ofProperty: "age") as Int?, "\(shape.format) max")
+                #expect(templated.sum(ofProperty: "age") as Int == fresh.sum(ofProperty: "age") as Int, "\(shape.format) sum")
+                #expect(templated == (try people.filter(shape.format, arguments: arguments)), "\(shape.format): the same call, so equal Results")
             }
         }
         // Plain shapes are templated; shapes whose arguments are transformed or shape the SQL are not.
