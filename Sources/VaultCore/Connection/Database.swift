@@ -231,7 +231,7 @@ public final class Database {
         sqlite3_busy_timeout(handle, 0)
         defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
         do {
-            try executeScript("BEGIN IMMEDIATE TRANSACTION")
+            try execute("BEGIN IMMEDIATE TRANSACTION")
             return true
         } catch VaultError.sqlite(let failure) where failure.code == .busy {
             return false
@@ -244,8 +244,20 @@ public final class Database {
             try cachedStatement(sql).execute(arguments)
             return
         }
+        if let kind = Self.transactionStatements.firstIndex(of: sql) {
+            // Every write and every snapshot runs these: prepared once per connection
+            // (keyed, so they take no place among the recent text-keyed statements).
+            try cachedStatement(key: StatementKey(owner: self, kind: -1 - kind)) { sql }.execute()
+            return
+        }
         try executeScript(sql)
     }
+
+    /// Transaction statements kept prepared (see `execute(_:arguments:)`).
+    private static let transactionStatements = [
+        "BEGIN IMMEDIATE TRANSACTION", "BEGIN DEFERRED TRANSACTION", "BEGIN EXCLUSIVE TRANSACTION",
+        "COMMIT TRANSACTION", "ROLLBACK TRANSACTION",
+    ]
 
     private func executeScript(_ sql: String) throws(VaultError) {
         var utf8 = Array(sql.utf8CString)
