@@ -220,7 +220,6 @@ public final class Database {
         return statement
     }
 
-    /// Runs SQL. Without arguments, `sql` may hold several statements separated by `;`.
     /// Tries `BEGIN IMMEDIATE` without waiting for the write lock: true when the
     /// transaction is open, false when another connection holds the lock
     /// (`SQLITE_BUSY`). For callers that wait without blocking a thread
@@ -238,6 +237,10 @@ public final class Database {
         }
     }
 
+    /// Runs SQL. With arguments, `sql` is one statement (prepared once and
+    /// cached); without, it may hold several separated by `;`.
+    /// - Throws: ``VaultError`` for SQL SQLite refuses, a constraint it enforces,
+    ///   a busy lock past the timeout, or a damaged file.
     public func execute(_ sql: String, arguments: [DatabaseValue] = []) throws(VaultError) {
         try checkThread()
         if !arguments.isEmpty {
