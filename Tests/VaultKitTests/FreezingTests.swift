@@ -67,6 +67,32 @@ struct FreezingTests {
         #expect(results.value.count == 200 && first.score == 1, "still the version frozen")
     }
 
+    @Test("filter on one frozen results from 8 threads at once: the query templates they share stay consistent")
+    func concurrentFrozenFilters() throws {
+        let vault = try Vault(configuration: threadingConfiguration(directory))
+        try vault.write { for id in 1...200 { vault.add(TItem(id, "item \(id)")) } }
+        let items = Frozen(vault.objects(TItem.self))
+        let mismatches = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<300 {
+                let id = (worker * 37 + round) % 200 + 1
+                // Many shapes, so that threads store templates (and the cache fills and clears) while others look them up.
+                let extra = 1000 + (worker * 300 + round) % 300
+                let checks: [(String, [Any?], Int)] = [
+                    ("id == %@", [id], 1),
+                    ("id == %@ OR id == \(extra)", [id], 1),
+                    ("name == %@ AND id >= %@", ["item \(id)", id], 1),
+                    ("id >= %@ AND id < %@", [id, id + 10], min(10, 201 - id)),
+                ]
+                for (format, arguments, expected) in checks {
+                    let count = (try? items.value.filter(format, arguments: arguments).count) ?? -1
+                    if count != expected { mismatches.withLock { $0.append("\(format) \(arguments): \(count)") } }
+                }
+            }
+        }
+        #expect(mismatches.withLock { $0 }.isEmpty, "\(mismatches.withLock { $0 }.prefix(5))")
+    }
+
     @Test("a frozen object outlives its vault; thaw() gives the live object at the latest version, or nil once deleted")
     func outlivesAndThaws() throws {
         let configuration = threadingConfiguration(directory)

@@ -91,6 +91,14 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The objects matching a query, throwing a ``QueryError`` for a malformed
     /// query, an unknown property, a type mismatch or a wrong argument count.
     public func filter(_ predicateFormat: String, arguments: [Any?]) throws(QueryError) -> Results<Element> {
+        guard owner.session.isFrozen else { return try compiledFilter(predicateFormat, arguments) }
+        // Frozen results are filtered from any thread, and the query templates are the frozen vault's shared state.
+        owner.session.frozenLock.lock()
+        defer { owner.session.frozenLock.unlock() }
+        return try compiledFilter(predicateFormat, arguments)
+    }
+
+    private func compiledFilter(_ predicateFormat: String, _ arguments: [Any?]) throws(QueryError) -> Results<Element> {
         if definition.isPlainTable, let templated = try templatedFilter(predicateFormat, arguments) { return templated }
         let predicate = try QueryParser.parse(predicateFormat, arguments: arguments)
         do {
@@ -251,6 +259,12 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The first object in order, fetched with LIMIT 1.
     public var first: Element? {
+        // The page query is built on first use: shared state of frozen results.
+        if !owner.session.isFrozen { return firstElement() }
+        return owner.exclusiveIfFrozen { firstElement() }
+    }
+
+    private func firstElement() -> Element? {
         if isAbsent { return nil }
         guard let page = compiled.pageQuery else { return rowIDs().first.flatMap { fetch(rowIDs: [$0]).first as? Element } }
         return reader.objects(schema, page, arguments: [.integer(1), .integer(0)]).first as? Element
@@ -258,6 +272,11 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The last object in order, fetched with LIMIT 1 in reverse order.
     public var last: Element? {
+        if !owner.session.isFrozen { return lastElement() }
+        return owner.exclusiveIfFrozen { lastElement() }
+    }
+
+    private func lastElement() -> Element? {
         if isAbsent { return nil }
         guard let page = compiled.reversePageQuery else { return rowIDs().last.flatMap { fetch(rowIDs: [$0]).first as? Element } }
         return reader.objects(schema, page, arguments: [.integer(1), .integer(0)]).first as? Element
@@ -338,6 +357,12 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// Iterates in batches: each batch of rows is read with one query and its
     /// objects start with their values cached.
     public func makeIterator() -> Iterator {
+        // The keyset query is built on first use: shared state of frozen results.
+        if !owner.session.isFrozen { return unlockedIterator() }
+        return owner.exclusiveIfFrozen { unlockedIterator() }
+    }
+
+    private func unlockedIterator() -> Iterator {
         if !isAbsent, let keyset = compiled.keysetQuery {
             // A class's objects in row-id order, filtered or not: one pass, each
             // matching row read once. Rows added after iteration starts (above the
