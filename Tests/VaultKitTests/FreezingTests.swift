@@ -88,6 +88,17 @@ struct FreezingTests {
                     let count = (try? items.value.filter(format, arguments: arguments).count) ?? -1
                     if count != expected { mismatches.withLock { $0.append("\(format) \(arguments): \(count)") } }
                 }
+                // The other reads of a fresh frozen Results, each building its SQL on first use.
+                let matches = items.value.filter("id >= %@", id)
+                let problems = [
+                    matches.first?.id == id ? nil : "first",
+                    matches.last?.id == 200 ? nil : "last",
+                    matches.max(ofProperty: "id") as Int? == 200 ? nil : "max",
+                    matches.map(\.id).first == id ? nil : "iteration",
+                    matches.sorted(byKeyPath: "id", ascending: false).first?.id == 200 ? nil : "sorted",
+                    items.value.vault?.object(ofType: TItem.self, forPrimaryKey: id)?.name == "item \(id)" ? nil : "object(ofType:forPrimaryKey:)",
+                ].compactMap { $0 }
+                if !problems.isEmpty { mismatches.withLock { $0 += problems } }
             }
         }
         #expect(mismatches.withLock { $0 }.isEmpty, "\(mismatches.withLock { $0 }.prefix(5))")
