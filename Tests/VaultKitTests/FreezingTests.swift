@@ -104,6 +104,40 @@ struct FreezingTests {
         #expect(mismatches.withLock { $0 }.isEmpty, "\(mismatches.withLock { $0 }.prefix(5))")
     }
 
+    @Test("a frozen object's list, sets, map and backlinks, and frozen results, read from 8 threads at once: every read agrees")
+    func concurrentFrozenCollections() throws {
+        let vault = try Vault(configuration: threadingConfiguration(directory))
+        try seedBox(vault)
+        try vault.write { for id in 4...100 { vault.add(TItem(id, "item \(id)")) } }
+        let box = Frozen(try #require(vault.object(ofType: TBox.self, forPrimaryKey: 1)))
+        let items = Frozen(vault.objects(TItem.self))
+        let mismatches = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<200 {
+                let b = box.value
+                var p: [String?] = []   // nil for each read that agrees
+                p.append(b.items.map(\.id) == [1, 2, 3] ? nil : "items")
+                p.append(b.items.filter("id >= %@", 2).count == 2 ? nil : "items.filter")
+                p.append(b.items.first?.id == 1 && b.items.last?.id == 3 ? nil : "items first/last")
+                p.append(b.tags.count == 2 && b.tags.contains("red") ? nil : "tags")
+                p.append(b.labels["size"] == "large" ? nil : "labels")
+                p.append(b.itemSet.count == 3 ? nil : "itemSet")
+                p.append(b.boxed.count == 3 && b.boxed.filter("id == %@", 2).count == 1 ? nil : "boxed")
+                p.append(b.boxed.sorted(byKeyPath: "id").first?.id == 1 ? nil : "boxed sorted")
+                let all = items.value
+                p.append(all.distinct(by: ["name"]).count == 100 ? nil : "distinct")
+                p.append(all.sorted(byKeyPath: "name")[round % 100].name.hasPrefix("item") ? nil : "sorted index")
+                p.append(all.sum(ofProperty: "id") as Int == 5050 ? nil : "sum")
+                p.append(all.filter("name BEGINSWITH %@", "item 1").count == 12 ? nil : "beginswith")
+                p.append(all.description.isEmpty ? "description" : nil)
+                p.append(all[(worker + round) % 100].id == (worker + round) % 100 + 1 ? nil : "subscript")
+                let problems = p.compactMap { $0 }
+                if !problems.isEmpty { mismatches.withLock { $0 += problems } }
+            }
+        }
+        #expect(mismatches.withLock { $0 }.isEmpty, "\(Set(mismatches.withLock { $0 }))")
+    }
+
     @Test("a frozen object outlives its vault; thaw() gives the live object at the latest version, or nil once deleted")
     func outlivesAndThaws() throws {
         let configuration = threadingConfiguration(directory)
