@@ -45,9 +45,10 @@ static inline int vaultkit_db_config_flag(sqlite3 *db, int op, int value) {
     return sqlite3_db_config(db, op, value, &current);
 }
 
-// The thread inside a connection (0 for none), read and claimed atomically: the
-// one-thread-at-a-time check on every statement costs no lock. Swift sees a plain
-// word; every access goes through these functions.
+// One machine word read and written atomically (VaultCore's AtomicWord): checks
+// on hot paths — the thread inside a connection, whether a fault plan is armed —
+// that a lock would cost more than. Swift sees a plain word; every access goes
+// through these functions.
 #include <stdint.h>
 #include <stdatomic.h>
 static inline uintptr_t vaultkit_atomic_load_word(uintptr_t *word) {

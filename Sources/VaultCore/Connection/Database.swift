@@ -44,13 +44,9 @@ public final class Database {
     var rowChangeObserver: RowChangeObserver?
     private var savepointCounter = 0
     /// The thread inside the connection (0 for none), claimed with a
-    /// compare-and-swap (CSQLite's shim): the check runs on every statement,
-    /// and a lock there cost more than the statement's own bookkeeping.
-    private let activeThread: UnsafeMutablePointer<UInt> = {
-        let word = UnsafeMutablePointer<UInt>.allocate(capacity: 1)
-        word.initialize(to: 0)
-        return word
-    }()
+    /// compare-and-swap: the check runs on every statement, and a lock there
+    /// cost more than the statement's own bookkeeping.
+    private let activeThread = AtomicWord()
     /// How deep the active thread is inside: touched only by that thread.
     @exclusivity(unchecked) private var activeDepth = 0
 
@@ -65,7 +61,6 @@ public final class Database {
         recentStatements.removeAll()
         statementCache.removeAll()
         keyedStatements.removeAll()
-        activeThread.deallocate()
         sqlite3_close_v2(handle)
     }
 
@@ -140,11 +135,11 @@ public final class Database {
 
     func enter() throws(VaultError) {
         let me = currentThreadIdentifier()
-        if vaultkit_atomic_load_word(activeThread) == me {
+        if activeThread.load() == me {
             activeDepth += 1   // the active thread, re-entering
             return
         }
-        guard vaultkit_atomic_claim_word(activeThread, 0, me) else {
+        guard activeThread.claim(from: 0, to: me) else {
             throw VaultError.misuse("the connection to \(path) is in use by another thread; a connection is used by one thread at a time (VaultDatabase lends each thread its own)")
         }
         activeDepth = 1
@@ -152,12 +147,12 @@ public final class Database {
 
     func leave() {
         activeDepth -= 1
-        if activeDepth == 0 { vaultkit_atomic_store_word(activeThread, 0) }
+        if activeDepth == 0 { activeThread.store(0) }
     }
 
     /// Throws ``VaultError/misuse(_:)`` if another thread is inside this connection.
     func checkThread() throws(VaultError) {
-        let active = vaultkit_atomic_load_word(activeThread)
+        let active = activeThread.load()
         if active != 0 && active != currentThreadIdentifier() {
             throw VaultError.misuse("the connection to \(path) is in use by another thread; a connection is used by one thread at a time")
         }

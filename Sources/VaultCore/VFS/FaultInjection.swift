@@ -48,19 +48,15 @@ package enum FaultInjection {
     /// Armed plans by path prefix (tests arm their own directories, possibly at once).
     private static let plans = Locked<[String: Plan]>([:])
     /// How many plans are armed, readable without the lock (written under it).
-    private nonisolated(unsafe) static let armedCount: UnsafeMutablePointer<UInt> = {
-        let word = UnsafeMutablePointer<UInt>.allocate(capacity: 1)
-        word.initialize(to: 0)
-        return word
-    }()
+    private static let armedCount = AtomicWord()
     /// Whether no plan is armed: the check every I/O call makes first.
-    private static var isIdle: Bool { vaultkit_atomic_load_word(armedCount) == 0 }
+    private static var isIdle: Bool { armedCount.load() == 0 }
 
     /// Counts (and, with `failAt`, fails the `failAt`-th, 1-based) I/O call on files whose path starts with `pathPrefix`.
     package static func arm(pathPrefix: String, failAt: Int?, diskFull: Bool = false, powerLoss: Bool = false) {
         plans.withLock {
             $0[pathPrefix] = Plan(pathPrefix: pathPrefix, remaining: failAt.map { $0 - 1 }, diskFull: diskFull, powerLoss: powerLoss)
-            vaultkit_atomic_store_word(armedCount, UInt($0.count))
+            armedCount.store(UInt($0.count))
         }
     }
 
@@ -70,7 +66,7 @@ package enum FaultInjection {
     package static func disarm(pathPrefix: String) -> (calls: Int, failed: Call?, unsynced: [UnsyncedWrite]) {
         plans.withLock { all in
             let current = all.removeValue(forKey: pathPrefix)
-            vaultkit_atomic_store_word(armedCount, UInt(all.count))
+            armedCount.store(UInt(all.count))
             return (current?.calls ?? 0, current?.failed, current?.unsynced ?? [])
         }
     }
