@@ -32,11 +32,13 @@ struct BackgroundCheckpointTests {
             for id in 1...500 { try full.write { db in try db.execute("INSERT INTO t(id) VALUES (?)", arguments: [.integer(Int64(id))]) } }
             #expect(full.backgroundCheckpointCount == 0)
             // The WAL file keeps its largest size. At four times the threshold a
-            // commit checkpoints itself; the WAL starts over at the next commit that
-            // finds no checkpoint running, so on a loaded machine it may pass the
-            // bound by some commits. Without checkpoints it would hold every one of
-            // the 3,000 commits (over 6,000 frames): bounded means far below that.
-            #expect(largest <= threshold * 20, "largest WAL: \(largest) frames")
+            // commit waits for any running background checkpoint and checkpoints
+            // itself; with no reader open, the next commit starts the WAL over.
+            // So even on a loaded machine (a checkpoint's sync can take seconds)
+            // it stays near four times the threshold plus one commit's frames.
+            // Without checkpoints it would hold every one of the 3,000 commits
+            // (over 6,000 frames).
+            #expect(largest <= threshold * 5, "largest WAL: \(largest) frames")
             #expect(try readCount(vault) == 3_000)
         }
         let reopened = try openVault(url, key: key)

@@ -23,9 +23,15 @@ import Dispatch
 // The WAL cannot grow without limit: if a commit finds it at four times the
 // threshold (the background checkpoint could not keep up, or it failed), that
 // commit checkpoints itself, PASSIVE, inside the hook, as SQLite's own
-// automatic checkpoint would. What still grows the WAL is a reader that keeps
-// an old version open (no checkpoint may overwrite what it reads), as with
-// SQLite's own checkpoints.
+// automatic checkpoint would. Only one connection may checkpoint at a time,
+// so if the background checkpoint is still running (a slow disk: its sync can
+// take seconds while commits at NORMAL take microseconds), the commit first
+// waits for it, up to the busy timeout. That wait is the back-pressure that
+// makes the bound hold; without it a commit would find the checkpoint lock
+// taken, do nothing, and the WAL would grow for as long as the disk stayed
+// slow. What still grows the WAL is a reader that keeps an old version open
+// (no checkpoint may overwrite what it reads), as with SQLite's own
+// checkpoints.
 //
 // It runs only with synchronous = NORMAL. With FULL every commit waits for
 // its own sync, and on the development machine a checkpoint syncing the
@@ -52,6 +58,10 @@ final class BackgroundCheckpointer: @unchecked Sendable {
     /// WAL pages at which a commit checkpoints itself.
     var hardLimit: Int32 { threshold &* 4 }
     private let queue = DispatchQueue(label: "VaultCore.checkpoint", qos: .utility)
+    /// Holds a member while a background checkpoint is queued or running.
+    private let pending = DispatchGroup()
+    /// How long a commit at the hard limit waits for the background checkpoint.
+    private let maximumWait: DispatchTimeInterval
     private let state = Locked(State())
     private let openConnection: () throws(VaultError) -> Database
     /// Checkpoints the background connection ran (for tests and benchmarks).
@@ -61,8 +71,9 @@ final class BackgroundCheckpointer: @unchecked Sendable {
     /// reference released by a checkpoint) does not wait for itself.
     private static let queueKey = DispatchSpecificKey<Bool>()
 
-    init(threshold: Int, openConnection: @escaping () throws(VaultError) -> Database) {
+    init(threshold: Int, maximumWaitMilliseconds: Int32, openConnection: @escaping () throws(VaultError) -> Database) {
         self.threshold = Int32(clamping: max(1, threshold))
+        self.maximumWait = .milliseconds(Int(max(0, maximumWaitMilliseconds)))
         self.openConnection = openConnection
         queue.setSpecific(key: Self.queueKey, value: true)
     }
@@ -82,6 +93,10 @@ final class BackgroundCheckpointer: @unchecked Sendable {
             // The bound: this commit checkpoints what it can, never waiting for a lock.
             // Its result is not the commit's: the commit is durable already, and a
             // checkpoint that could not finish is simply tried again later.
+            // A background checkpoint holds the checkpoint lock: wait for it
+            // (bounded) rather than be refused. It never waits for this thread:
+            // PASSIVE takes no lock a committed writer holds.
+            _ = pending.wait(timeout: .now() + maximumWait)
             _ = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             return SQLITE_OK
         }
@@ -90,7 +105,13 @@ final class BackgroundCheckpointer: @unchecked Sendable {
             state.isScheduled = true
             return true
         }
-        if schedule { queue.async { self.runCheckpoint() } }
+        if schedule {
+            pending.enter()
+            queue.async {
+                defer { self.pending.leave() }
+                self.runCheckpoint()
+            }
+        }
         return SQLITE_OK
     }
 

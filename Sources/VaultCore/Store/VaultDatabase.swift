@@ -101,7 +101,8 @@ public final class VaultDatabase: @unchecked Sendable {
             self.writer = writer
             if case .file = configuration.storage, configuration.checkpointsInBackground, configuration.synchronous != .full,
                configuration.walAutocheckpointPages > 0 {
-                let checkpointer = BackgroundCheckpointer(threshold: configuration.walAutocheckpointPages) { [weak self] () throws(VaultError) -> Database in
+                let checkpointer = BackgroundCheckpointer(threshold: configuration.walAutocheckpointPages,
+                                                          maximumWaitMilliseconds: writer.busyTimeoutMilliseconds) { [weak self] () throws(VaultError) -> Database in
                     guard let self else { throw VaultError.misuse("the vault is closed") }
                     return try self.openConnection(forWriting: true)
                 }

@@ -75,7 +75,9 @@ extension VaultDatabase {
         /// Whether checkpoints run on a background connection instead of inside
         /// the commit that crosses ``walAutocheckpointPages`` (see
         /// BackgroundCheckpointer): commits stay short, and a commit still
-        /// checkpoints itself if the WAL reaches four times the threshold.
+        /// checkpoints itself if the WAL reaches four times the threshold,
+        /// waiting up to ``busyTimeout`` for a background checkpoint still
+        /// running, so that the bound holds on a slow disk too.
         ///
         /// It applies with ``Synchronous/normal`` only: there a commit never waits
         /// for the disk, and moving the checkpoint out made single-object commits
