@@ -21,22 +21,14 @@ struct DurabilityTests {
         let url = directory.file("d.vault")
         let key = try MasterKey.generate()
         let rounds = journalMode == "wal" ? 24 : 12
-        var generator = SystemRandomNumberGenerator()
         var totalCommits: Int64 = 0
         for round in 0..<rounds {
             let writer = try RunningHelper(["durability-writer", url.path, journalMode], input: hex(key))
-            // One round in four kills blind, 30 to 400 ms after launch: often
-            // during creation or recovery. The others first wait for a commit
-            // (so a loaded machine cannot turn them into kills at launch), then
-            // kill 0 to 370 ms later: mostly mid-commit or mid-checkpoint.
-            if round % 4 != 0 {
-                let progressed = writer.waitForLine(startingWith: "committed ", timeout: 60)
-                #expect(progressed, "round \(round): the writer committed nothing in 60 s")
-                usleep(UInt32(Int.random(in: 0..<370_000, using: &generator)))
-            } else {
-                usleep(UInt32(30_000 + Int.random(in: 0..<370_000, using: &generator)))
-            }
-            #expect(writer.kill() == .uncaughtSignal, "round \(round): the writer stopped by itself")
+            // Blind kills land during creation or recovery; the others mostly mid-commit or mid-checkpoint.
+            let (progressed, termination) = writer.kill(inRound: round, afterLineStartingWith: "committed ",
+                                                        delay: 0..<370_000, blindDelay: 30_000..<400_000)
+            #expect(progressed, "round \(round): the writer committed nothing in 60 s")
+            #expect(termination == .uncaughtSignal, "round \(round): the writer stopped by itself")
             let reported = writer.printedLines.compactMap { line -> Int64? in
                 line.hasPrefix("committed ") ? Int64(line.dropFirst("committed ".count)) : nil
             }.max() ?? 0

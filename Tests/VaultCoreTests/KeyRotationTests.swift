@@ -169,22 +169,14 @@ struct KeyRotationDurabilityTests {
         try makeVault(url, key: keyA, rows: 200).close()
         let expected = try readRows(try openVault(url, key: keyA))
         let rounds = command == "rotate-loop" ? 40 : 25
-        var generator = SystemRandomNumberGenerator()
         for round in 0..<rounds {
             let loop = try RunningHelper([command, url.path, directory.file("a.vaultkey").path, directory.file("b.vaultkey").path])
-            // One round in four kills blind, 2 ms into the run and up to 60 ms
-            // (rotate) or 150 ms (rekey) after: often inside the first
-            // rotation. The others first wait for a completed rotation, so that
-            // a loaded machine cannot turn every kill into a kill at launch.
+            // Blind kills land often inside the first rotation.
             let window = command == "rotate-loop" ? 60_000 : 150_000
-            if round % 4 != 0 {
-                let progressed = loop.waitForLine(startingWith: "now ", timeout: 60)
-                #expect(progressed, "round \(round): no rotation completed in 60 s")
-                usleep(UInt32(Int.random(in: 0..<window, using: &generator)))
-            } else {
-                usleep(UInt32(2_000 + Int.random(in: 0..<window, using: &generator)))
-            }
-            #expect(loop.kill() == .uncaughtSignal, "round \(round): the loop stopped by itself")
+            let (progressed, termination) = loop.kill(inRound: round, afterLineStartingWith: "now ",
+                                                      delay: 0..<window, blindDelay: 2_000..<(2_000 + window))
+            #expect(progressed, "round \(round): no rotation completed in 60 s")
+            #expect(termination == .uncaughtSignal, "round \(round): the loop stopped by itself")
 
             let opensWithA = (try? readRows(try openVault(url, key: keyA))) != nil
             let opensWithB = (try? readRows(try openVault(url, key: keyB))) != nil

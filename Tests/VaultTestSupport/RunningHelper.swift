@@ -79,6 +79,25 @@ public final class RunningHelper {
         return process.terminationReason
     }
 
+    /// Kills the helper at a random moment of round `round` of a kill test.
+    /// One round in four kills blind, `blindDelay` microseconds (drawn at
+    /// random) after launch: often during start-up or recovery. The others
+    /// first wait, up to 60 s, for a line starting with `progressPrefix` (so a
+    /// loaded machine cannot turn them into kills at launch), then kill
+    /// `delay` microseconds (drawn at random) later.
+    /// - Returns: whether the awaited line came (true in blind rounds), and how the process ended.
+    public func kill(inRound round: Int, afterLineStartingWith progressPrefix: String,
+                     delay: Range<Int>, blindDelay: Range<Int>) -> (progressed: Bool, termination: Process.TerminationReason) {
+        var progressed = true
+        if round % 4 != 0 {
+            progressed = waitForLine(startingWith: progressPrefix, timeout: 60)
+            usleep(UInt32(Int.random(in: delay)))
+        } else {
+            usleep(UInt32(Int.random(in: blindDelay)))
+        }
+        return (progressed, kill())
+    }
+
     /// Every complete line printed so far.
     public var printedLines: [String] { lines.withLock { $0 } }
 }

@@ -90,12 +90,13 @@ final class BackgroundCheckpointer: @unchecked Sendable {
     fileprivate func didCommit(writer: OpaquePointer?, walPages: Int32) -> Int32 {
         guard walPages >= threshold else { return SQLITE_OK }
         if walPages >= hardLimit {
-            // The bound: this commit checkpoints what it can, never waiting for a lock.
-            // Its result is not the commit's: the commit is durable already, and a
-            // checkpoint that could not finish is simply tried again later.
-            // A background checkpoint holds the checkpoint lock: wait for it
-            // (bounded) rather than be refused. It never waits for this thread:
-            // PASSIVE takes no lock a committed writer holds.
+            // The bound: this commit checkpoints what it can (PASSIVE: it never
+            // waits for a reader or another writer). Its result is not the
+            // commit's: the commit is durable already, and a checkpoint that could
+            // not finish is simply tried again later. A running background
+            // checkpoint holds the checkpoint lock: wait for it (bounded) rather
+            // than be refused. It never waits for this thread: PASSIVE takes no
+            // lock a committed writer holds.
             _ = pending.wait(timeout: .now() + maximumWait)
             _ = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             return SQLITE_OK
