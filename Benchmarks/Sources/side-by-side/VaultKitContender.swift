@@ -11,7 +11,7 @@ final class BenchItem: Object {
 }
 
 /// VaultKit, encrypted (a random 64-byte key). Its default durability is
-/// `.full`; `fullSync: false` selects `.normal` (not used by the benchmark).
+/// `.full`; `fullSync: false` selects `.normal` (the both-NORMAL commits row).
 final class VaultKitContender: Contender {
     static let name = "VaultKit"
     let vault: Vault

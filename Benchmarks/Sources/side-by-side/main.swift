@@ -16,6 +16,8 @@ struct Settings {
     var only: String?
     /// Prints every repetition's figures, not only the medians.
     var detail = false
+    /// Skips `sync()` before the timed commit phases (to see what the settling changes).
+    var settle = true
     /// Repeats one workload (fetch, iterate, filtered, or 200 single-object commits) on one store, for a profiler.
     var profile: String?
 
@@ -33,9 +35,10 @@ struct Settings {
             case "--only": index += 1; only = index < arguments.count ? arguments[index] : nil
             case "--profile": index += 1; profile = index < arguments.count ? arguments[index] : nil
             case "--detail": detail = true
+            case "--no-settle": settle = false
             case "--quick": (objects, fetches, commits, updates, repetitions) = (10_000, 10_000, 300, 1_000, 2)
             default:
-                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|filtered|commits] [--detail]")
+                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|filtered|commits] [--detail] [--no-settle]")
                 exit(2)
             }
             index += 1
@@ -59,6 +62,11 @@ func elapsed(since start: UInt64, _ operations: Int) -> Double {
     Double(now() - start) / 1000 / Double(max(operations, 1))
 }
 
+/// Writes every dirty page of the machine to disk before a timed commit phase,
+/// so that a phase does not pay for the writeback of an earlier one (GRDB's
+/// NORMAL commits leave unsynced WAL pages behind; VaultKit's FULL ones do not).
+func settleDisk() { if settings.settle { sync() } }
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
@@ -73,7 +81,8 @@ func peakMemoryMiB() -> Double {
 
 let settings = Settings(CommandLine.arguments)
 let labels = ["bulk insert, one transaction", "single-object commits, each library's default durability",
-              "single-object commits, both synchronous = FULL", "key fetch, cold (query interface)",
+              "single-object commits, both synchronous = FULL", "single-object commits, both synchronous = NORMAL",
+              "key fetch, cold (query interface)",
               "key fetch, warm (query interface)", "key fetch, warm (GRDB: cached statement)",
               "iterate all, every property", "age >= 30 AND age < 40, every property of the matches",
               "random updates, one transaction"]
@@ -96,19 +105,22 @@ var checksums: [String: Int] = [:]
         try store.bulkInsert(items)
         record(0, elapsed(since: start, items.count))
         let extra = (1...settings.commits).map { Item.make(settings.objects + $0) }
+        settleDisk()
         start = now()
         try store.singleCommits(extra)
         record(1, elapsed(since: start, extra.count))
     }
-    do {
-        // Both at FULL, on a store of their own.
-        let fullDirectory = directory.appendingPathComponent("full")
-        try FileManager.default.createDirectory(at: fullDirectory, withIntermediateDirectories: true)
-        let store = try C(directory: fullDirectory, fullSync: true)
+    // Both at FULL, then both at NORMAL, each on a store of its own: their
+    // difference is what one sync per commit costs each library in this run.
+    for (row, fullSync) in [(2, true), (3, false)] {
+        let syncDirectory = directory.appendingPathComponent(fullSync ? "full" : "normal")
+        try FileManager.default.createDirectory(at: syncDirectory, withIntermediateDirectories: true)
+        let store = try C(directory: syncDirectory, fullSync: fullSync)
         let extra = (1...settings.commits).map { Item.make($0) }
+        settleDisk()
         let start = now()
         try store.singleCommits(extra)
-        record(2, elapsed(since: start, extra.count))
+        record(row, elapsed(since: start, extra.count))
     }
     // Reopened: a cold page cache and no prepared statements.
     let store = try C(directory: directory, fullSync: C.name == "VaultKit")
@@ -118,22 +130,22 @@ var checksums: [String: Int] = [:]
     }
     var start = now()
     sum &+= try store.fetch(keys)
-    record(3, elapsed(since: start, keys.count))
-    start = now()
-    sum &+= try store.fetch(keys)
     record(4, elapsed(since: start, keys.count))
     start = now()
-    sum &+= try store.fetchFast(keys)
+    sum &+= try store.fetch(keys)
     record(5, elapsed(since: start, keys.count))
     start = now()
+    sum &+= try store.fetchFast(keys)
+    record(6, elapsed(since: start, keys.count))
+    start = now()
     sum &+= try store.iterateAll()
-    record(6, elapsed(since: start, settings.objects + settings.commits))
+    record(7, elapsed(since: start, settings.objects + settings.commits))
     start = now()
     sum &+= try store.filtered()
-    record(7, elapsed(since: start, 1))
+    record(8, elapsed(since: start, 1))
     start = now()
     try store.update(Array(keys.prefix(settings.updates)))
-    record(8, elapsed(since: start, settings.updates))
+    record(9, elapsed(since: start, settings.updates))
     checksums[C.name, default: 0] &+= sum
 }
 
@@ -181,9 +193,20 @@ print("\n| workload | VaultKit µs/op | GRDB µs/op | VaultKit / GRDB (range) |"
 print("|---|---:|---:|---:|")
 for (index, entry) in timings.enumerated() {
     let ratios = zip(entry.vaultKit, entry.grdb).map { $0 / $1 }
-    let unit = index == 7 ? " (per match: \(String(format: "%.3f", median(entry.vaultKit) / Double(matches))) / \(String(format: "%.3f", median(entry.grdb) / Double(matches))))" : ""
+    let unit = index == 8 ? " (per match: \(String(format: "%.3f", median(entry.vaultKit) / Double(matches))) / \(String(format: "%.3f", median(entry.grdb) / Double(matches))))" : ""
     print(String(format: "| %@%@ | %.3f | %.3f | %.2f× (%.2f–%.2f) |", entry.label, unit, median(entry.vaultKit), median(entry.grdb),
                  median(ratios), ratios.min() ?? .nan, ratios.max() ?? .nan))
+}
+// What the sync alone costs per commit (FULL − NORMAL, same repetition), and the
+// FULL-commit ratio VaultKit would reach if everything but its sync took no time.
+let syncs = (timings[2].vaultKit.indices.filter { $0 < timings[2].grdb.count && $0 < timings[3].grdb.count }).map { index in
+    (vaultKit: timings[2].vaultKit[index] - timings[3].vaultKit[index], grdb: timings[2].grdb[index] - timings[3].grdb[index],
+     floor: (timings[2].vaultKit[index] - timings[3].vaultKit[index]) / timings[2].grdb[index])
+}
+if !syncs.isEmpty {
+    print(String(format: "\nsync per commit (FULL − NORMAL): VaultKit %.1f µs, GRDB %.1f µs; FULL-commit ratio with nothing but VaultKit's sync: %.2f× (%.2f–%.2f)",
+                 median(syncs.map(\.vaultKit)), median(syncs.map(\.grdb)), median(syncs.map(\.floor)),
+                 syncs.map(\.floor).min() ?? .nan, syncs.map(\.floor).max() ?? .nan))
 }
 if settings.detail {
     print("\nper repetition (µs/op, in run order), VaultKit | GRDB:")
