@@ -144,8 +144,9 @@ struct Measurement { var insert, commit, commitFull, lookup, scan, update: Doubl
     let url = directory.appendingPathComponent("\(engine.label).db")
     let generator = Inputs(count: rowCount + singleCommits + fullCommits + updates, randomCount: 1 << 20, seed: 0x9E3779B97F4A7C15)
     var nameIndex = 0
-    // Timed phases start with no dirty pages of the machine waiting to be written
-    // back (the other engine's, or an earlier phase's), as in the side-by-side benchmark.
+    // The engine's workloads, its FULL commits and the cold reopen start with no
+    // dirty pages of the machine waiting to be written back (the other engine's,
+    // or an earlier phase's), as the side-by-side benchmark's commit phases do.
     sync()
     var (db, owner) = engine.open(url, settings)
     exec(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, age INTEGER, score REAL, created INTEGER)")

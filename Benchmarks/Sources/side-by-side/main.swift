@@ -199,9 +199,10 @@ for (index, entry) in timings.enumerated() {
 }
 // What the sync alone costs per commit (FULL − NORMAL, same repetition), and the
 // FULL-commit ratio VaultKit would reach if everything but its sync took no time.
-let syncs = (timings[2].vaultKit.indices.filter { $0 < timings[2].grdb.count && $0 < timings[3].grdb.count }).map { index in
-    (vaultKit: timings[2].vaultKit[index] - timings[3].vaultKit[index], grdb: timings[2].grdb[index] - timings[3].grdb[index],
-     floor: (timings[2].vaultKit[index] - timings[3].vaultKit[index]) / timings[2].grdb[index])
+let (full, normal) = (timings[2], timings[3])
+let syncs = (0..<min(full.vaultKit.count, full.grdb.count)).map { index in
+    let vaultKitSync = full.vaultKit[index] - normal.vaultKit[index]
+    return (vaultKit: vaultKitSync, grdb: full.grdb[index] - normal.grdb[index], floor: vaultKitSync / full.grdb[index])
 }
 if !syncs.isEmpty {
     print(String(format: "\nsync per commit (FULL − NORMAL): VaultKit %.1f µs, GRDB %.1f µs; FULL-commit ratio with nothing but VaultKit's sync: %.2f× (%.2f–%.2f)",
