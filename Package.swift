@@ -15,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation` (DocC), run by `make docs` and CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // Combine publishers on every platform: OpenCombineShim is Apple's Combine
+        // where it exists and OpenCombine (with its Dispatch schedulers) elsewhere.
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         // System libraries, found through pkg-config. Never a vendored or forked SQLite.
@@ -38,7 +41,10 @@ let package = Package(
         // The object layer: Realm-style models over the encrypted core.
         .target(
             name: "VaultKit",
-            dependencies: ["VaultCore"]
+            dependencies: [
+                "VaultCore",
+                .product(name: "OpenCombineShim", package: "OpenCombine"),
+            ]
         ),
 
         // The operator's command-line tool (depends on the storage core only).
@@ -53,7 +59,7 @@ let package = Package(
         // The README's main job: Realm-style models in an encrypted vault.
         .executableTarget(
             name: "vaultkit-demo",
-            dependencies: ["VaultKit"]
+            dependencies: ["VaultKit", .product(name: "OpenCombineShim", package: "OpenCombine")]
         ),
 
         // Benchmarks: encrypted vs plain SQLite in one run. Never timed unit tests.
@@ -88,7 +94,8 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultKitTests",
-            dependencies: ["VaultKit", "VaultTestSupport", "VaultTestHelper", "vault"]
+            dependencies: ["VaultKit", "VaultTestSupport", "VaultTestHelper", "vault",
+                           .product(name: "OpenCombineShim", package: "OpenCombine")]
         ),
     ],
     swiftLanguageModes: [.v6]

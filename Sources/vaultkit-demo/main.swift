@@ -180,6 +180,7 @@ do {
     let (directory, key) = try run()
     try await journalOnAnActor(in: directory, key: key)
     try settingsWithMixedValues(in: directory, key: key)
+    try todoListWithCombine(in: directory, key: key)
 } catch {
     FileHandle.standardError.write(Data("vaultkit-demo: \(error)\n".utf8))
     exit(1)

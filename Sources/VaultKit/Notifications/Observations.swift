@@ -160,8 +160,15 @@ final class ObjectObservation<T: ObjectBase>: Observation {
         self.deliveredValues = []
     }
 
-    /// Reads the row now: the values later changes are compared with.
-    func start(in vault: Vault) {
+    /// Reads the row now: the values later changes are compared with — or
+    /// takes `baseline`'s, when it is older than the vault's version (the
+    /// changes since then are delivered at the next delivery point).
+    func start(in vault: Vault, baseline: ObjectObservationBaseline? = nil) {
+        if let baseline, baseline.sequence < vault.commitSequence {
+            deliveredSequence = baseline.sequence
+            deliveredValues = baseline.values
+            return
+        }
         deliveredSequence = vault.commitSequence
         if case .success(let values?) = vault.loadRow(schema, rowID: rowID) { deliveredValues = values }
     }
@@ -214,6 +221,13 @@ final class ObjectObservation<T: ObjectBase>: Observation {
         deliveredSequence = vault.commitSequence
         if case .success(let values?) = vault.loadRow(schema, rowID: rowID) { deliveredValues = values }
     }
+}
+
+/// An object's version and column values as another thread saw them: where
+/// an observation registered on a queue starts (see QueueObservation).
+struct ObjectObservationBaseline: Sendable {
+    let sequence: UInt64
+    let values: [DatabaseValue]
 }
 
 /// Observes the vault itself: `.didChange` whenever it moves to a new version.

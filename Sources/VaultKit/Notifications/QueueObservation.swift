@@ -9,6 +9,15 @@ import VaultCore
 // observation is re-created there — the same class, filters and sort (or the
 // same object by row) — and delivered there by itself, like any observation
 // of a queue-confined vault. The block is `@Sendable`: it runs on `queue`.
+//
+// The observation must hear every commit made after `observe(on:)` returns,
+// although it is registered on the queue a moment later. Two things make
+// sure of it: the file's coordinator counts an observer from the call on (so
+// writers capture their changes — see ChangeCoordinator.isCapturing — before
+// the queue's observation exists), and an object observation starts from the
+// version and values the caller saw, so a commit that lands between the call
+// and the registration is delivered as a change, not folded into the start.
+// (A collection's `.initial` may fold such a commit in, as Realm's does.)
 
 /// A token for an observation that starts on another queue: invalidating it
 /// before the observation exists cancels it; after, it ends it.
@@ -50,7 +59,10 @@ extension Results {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
         let handover = _threadHandover()   // Sendable value data (see ThreadSafeReference)
         let deferred = DeferredObservation()
+        let coordinator = owner.session.coordinator
+        coordinator.observerAdded()   // writers capture from now on (see above)
         queue.async {
+            defer { coordinator.observerRemoved() }
             guard !deferred.isCancelled else { return }
             do {
                 let vault = try Vault(configuration: handover.configuration, queue: queue)
@@ -71,16 +83,26 @@ extension ObservableVaultObject {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
-        guard manager != nil else { preconditionFailure("Only a managed \(type(of: self)) can be observed: add it to a vault first") }
+        guard let manager else { preconditionFailure("Only a managed \(type(of: self)) can be observed: add it to a vault first") }
         let handover = _threadHandover()   // Sendable value data (see ThreadSafeReference)
         let deferred = DeferredObservation()
+        let coordinator = manager.vault.session.coordinator
+        coordinator.observerAdded()   // writers capture from now on (see above)
+        // The version and values the caller sees: the first delivery is measured from them.
+        let baseline: ObjectObservationBaseline?
+        if case .success(let values?) = manager.vault.loadRow(manager.schema, rowID: manager.rowID) {
+            baseline = ObjectObservationBaseline(sequence: manager.vault.commitSequence, values: values)
+        } else {
+            baseline = nil
+        }
         queue.async {
+            defer { coordinator.observerRemoved() }
             guard !deferred.isCancelled else { return }
             do {
                 let vault = try Vault(configuration: handover.configuration, queue: queue)
                 // Registers the class there too when objectTypes is nil.
                 guard let object = Self._resolve(handover, in: vault) else { return block(.deleted) }
-                deferred.attach(object.observe(keyPaths: keyPaths, block))
+                deferred.attach(object.observe(keyPaths: keyPaths, baseline: baseline, block))
             } catch {
                 block(.error(error))
             }

@@ -30,7 +30,7 @@ extension Vault {
         session.observations.append(observation)
         session.coordinator.observerAdded()
         // Fix the version the observation starts from.
-        _ = try? withDatabase { _ in }
+        fixReadVersion()
         observation.deliveredSequence = commitSequence
         // The first delivery (`.initial`) comes at the next delivery point.
         scheduleDelivery()
@@ -73,7 +73,7 @@ extension Vault {
         session.observations.removeAll { !$0.isActive }
         guard !session.observations.isEmpty else { return }
         // Fix the version the blocks will read.
-        _ = try? withDatabase { _ in }
+        fixReadVersion()
         let current = commitSequence
         for observation in session.observations where observation.isActive && !(observation is VaultObservation) {
             let changes = session.coordinator.changes(after: observation.deliveredSequence, through: current)
@@ -280,10 +280,16 @@ extension ObservableVaultObject {
     /// old and new values), or once with `.deleted`. There is no initial
     /// call, as in Realm. `keyPaths` limits the properties that count.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, baseline: nil, block)
+    }
+
+    /// Observes from `baseline` (an earlier version of this object, seen on
+    /// another thread) when it is older than the vault's version.
+    func observe(keyPaths: [String]?, baseline: ObjectObservationBaseline?, _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
         guard let manager else { preconditionFailure("Only a managed \(type(of: self)) can be observed: add it to a vault first") }
         let observation = ObjectObservation(object: self, manager: manager, keyPaths: keyPaths, block: block)
         let token = manager.vault.register(observation)
-        observation.start(in: manager.vault)
+        observation.start(in: manager.vault, baseline: baseline)
         return token
     }
 }

@@ -70,6 +70,23 @@ extension Vault {
         return try currentSnapshot().read(body)
     }
 
+    /// Fixes the version that reads see until the next advance point, and
+    /// records it as ``commitSequence``: observations start from it and are
+    /// delivered at it. A file vault opens its snapshot. An in-memory vault has
+    /// no snapshots — its reads always see the latest commit — so its sequence
+    /// is read here: otherwise an observation registered on a vault that had
+    /// not yet written would start from 0, the first commit after it would
+    /// span an uncaptured range, and its modifications would be lost.
+    func fixReadVersion() {
+        guard readsFromSnapshots || session.isFrozen else {
+            guard !isInWriteTransaction,
+                  let sequence = try? database.withConnection({ db in try storedCommitSequence(on: db) }) else { return }
+            move(to: sequence)
+            return
+        }
+        _ = try? withDatabase { _ in }
+    }
+
     /// The open snapshot, opening one at the latest commit if there is none.
     func currentSnapshot() throws -> SharedSnapshot {
         if let snapshot { return snapshot }
