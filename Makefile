@@ -2,7 +2,7 @@
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
 #   make test    install the C libraries if needed, run every test
 #   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries; VaultKit vs GRDB side by side
-#   make docs    the DocC documentation of VaultKit and VaultCore; a broken symbol link fails it
+#   make docs    the DocC documentation of VaultKit, VaultCore and RealmFileReader; a broken symbol link fails it
 
 .PHONY: dependencies demo test bench docs clean
 
@@ -24,7 +24,7 @@ bench: dependencies
 	cd Benchmarks && swift run -c release side-by-side
 
 docs: dependencies
-	swift package generate-documentation --target VaultKit --target VaultCore --warnings-as-errors
+	swift package generate-documentation --target VaultKit --target VaultCore --target RealmFileReader --warnings-as-errors
 
 clean:
 	rm -rf .build vault-demo

@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "VaultKit", targets: ["VaultKit"]),
         .library(name: "VaultCore", targets: ["VaultCore"]),
+        // Reads Realm's .realm files (formats 22–24, plain and encrypted) in pure Swift.
+        .library(name: "RealmFileReader", targets: ["RealmFileReader"]),
         .executable(name: "vault", targets: ["vault"]),
         .executable(name: "vault-bench", targets: ["vault-bench"]),
         .executable(name: "vaultkit-demo", targets: ["vaultkit-demo"]),
@@ -30,6 +32,20 @@ let package = Package(
             name: "CSodium",
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+
+        // OpenSSL's libcrypto, for Realm's AES-256-CBC and HMAC-SHA224 on Linux
+        // (Apple platforms use CommonCrypto; swift-crypto has no SHA-224).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
+
+        // A read-only reader of Realm's file format (see its RealmFileFormat.swift essay).
+        .target(
+            name: "RealmFileReader",
+            dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux, .android]))]
         ),
 
         // The storage core: connections, the page-sealing VFS, the file format and keys.
@@ -91,6 +107,11 @@ let package = Package(
         .testTarget(
             name: "VaultCommandLineTests",
             dependencies: ["VaultCore", "vault", "VaultTestSupport"]
+        ),
+        .testTarget(
+            name: "RealmFileReaderTests",
+            dependencies: ["RealmFileReader"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "VaultKitTests",

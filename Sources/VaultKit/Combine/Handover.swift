@@ -72,6 +72,9 @@ extension VaultPublishers {
             self.scheduler = scheduler
         }
 
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
+
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
             let scheduler = self.scheduler
             upstream
@@ -95,6 +98,9 @@ extension VaultPublishers {
 
         init(_ upstream: Upstream) { self.upstream = upstream }
 
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
+
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
             upstream.receive(subscriber: subscriber)
         }
@@ -121,6 +127,9 @@ extension VaultPublishers {
             self.handover = handover
         }
 
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
+
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
             upstream.receive(subscriber: subscriber)
         }

@@ -46,6 +46,9 @@ public enum VaultPublishers {
             self.observe = observe
         }
 
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
+
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Subscribable, S.Failure == Error {
             let subscription = ObservationSubscription(subscriber, keepsNewestOnly: true)
             subscriber.receive(subscription: subscription)
@@ -80,6 +83,9 @@ public enum VaultPublishers {
             self.observe = observe
         }
 
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
+
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Void, S.Failure == Never {
             let subscription = ObservationSubscription(subscriber, keepsNewestOnly: true)
             subscriber.receive(subscription: subscription)
@@ -113,6 +119,9 @@ public enum VaultPublishers {
             self.observe = observe
         }
 
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
+
+        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Change, S.Failure == Never {
             let subscription = ObservationSubscription(subscriber, keepsNewestOnly: false)
             subscriber.receive(subscription: subscription)
