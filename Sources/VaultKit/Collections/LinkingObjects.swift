@@ -21,8 +21,17 @@ public final class LinkingObjects<Element: Object>: RandomAccessCollection, Pers
     public static func _vaultDefaultValue() -> LinkingObjects<Element> { LinkingObjects() }
     var unmanagedEntries: [(key: String?, value: Any)] { [] }
 
+    /// The schema prototype an unmanaged instance holds while a key path is followed (see KeyPathName).
+    private var prototypeElements: [Element] = []
+
+    /// An unmanaged instance holding `prototype`, for following a key path through it.
+    init(prototype: Element) {
+        binding = nil
+        prototypeElements = [prototype]
+    }
+
     private var elements: [Element] {
-        guard let binding else { return [] }
+        guard let binding else { return prototypeElements }
         return binding.vault.exclusiveIfFrozen {
             if cachedVersion != binding.vault.contentVersion {
                 cached = binding.vault.linkingObjects(binding).compactMap { $0 as? Element }

@@ -82,10 +82,15 @@ extension ObjectBase {
 extension ObjectBase {
     /// The value of property `index`, boxed (for copies and key-value access):
     /// collections as arrays (maps as dictionaries) of their elements.
-    func value(at index: Int, schema: ObjectSchema) -> Any? {
+    /// The value of property `index`: collections as arrays and dictionaries,
+    /// or — `liveCollections`, for key-value coding — a model object's live collections.
+    func value(at index: Int, schema: ObjectSchema, liveCollections: Bool = false) -> Any? {
         if let manager, schema.properties[index].collectionKind != nil || schema.properties[index].originProperty != nil {
             let binding = CollectionBinding(vault: manager.vault, owner: schema, ownerRowID: manager.rowID, propertyIndex: index)
             let property = schema.properties[index]
+            // A model object gives its live, typed collection, as Realm's `object["dogs"]` does;
+            // a DynamicObject (no Swift type to give) its elements, as an array or a dictionary.
+            if liveCollections, !(self is DynamicObject), let live = schema.accessors[index].makeLiveCollection { return live(binding) }
             if property.originProperty != nil { return manager.vault.linkingObjects(binding) }
             let entries = manager.vault.collectionEntries(binding).map { entry -> (String?, Any?) in
                 let value: Any? = property.type == .object
@@ -106,10 +111,13 @@ extension ObjectBase {
             if schema.properties[index].type == .mixed {
                 return manager.vault.liveMixed(stored: manager.currentValue(at: index), root: .property(manager, index: index))
             }
-            return schema.accessors[index].decodeBoxed(manager.currentValue(at: index))
+            let stored = manager.currentValue(at: index)
+            // nil itself, not an optional holding nil (which `as? T == nil` would miss).
+            if stored.isNull { return nil }
+            return schema.accessors[index].decodeBoxed(stored)
         }
         switch schema.accessors[index].readUnmanaged(self) {
-        case .column(let stored): return schema.accessors[index].decodeBoxed(stored)
+        case .column(let stored): return stored.isNull ? nil : schema.accessors[index].decodeBoxed(stored)
         case .link(let object): return object
         case .mixed(let value): return value
         case .collection(let entries):
@@ -136,7 +144,12 @@ extension ObjectBase {
         let vault = manager.vault
         precondition(vault.isInWriteTransaction, "Cannot modify managed object \(schema.className).\(property.name) outside a write transaction: wrap the change in vault.write { … }")
         guard property.isColumn else {
-            preconditionFailure("\(schema.className).\(property.name) is a collection: change it through its List, MutableSet or Map")
+            guard property.originProperty == nil else {
+                preconditionFailure("\(schema.className).\(property.name) is LinkingObjects: it is computed, and cannot be set")
+            }
+            // Realm's `object["dogs"] = [a, b]`: the collection's contents are replaced.
+            replaceCollection(at: index, schema: schema, manager: manager, with: value)
+            return
         }
         let encoded: DatabaseValue?
         if property.type == .object {
@@ -158,4 +171,43 @@ extension ObjectBase {
         }
         manager.write(encoded: encoded, at: index)
     }
+}
+
+extension ObjectBase {
+    /// Replaces a managed collection property's contents from an array (a
+    /// dictionary for a map), as key-value coding sets it.
+    fileprivate func replaceCollection(at index: Int, schema: ObjectSchema, manager: ManagedObject, with value: Any?) {
+        let property = schema.properties[index]
+        let vault = manager.vault
+        let elements: [(key: String?, value: Any)]
+        if property.collectionKind == .map {
+            guard let dictionary = value as? [String: Any] else {
+                vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a map is set from a dictionary of String keys"))
+                return
+            }
+            elements = dictionary.sorted { $0.key < $1.key }.map { (key: Optional($0.key), value: $0.value) }
+        } else if let array = value as? [Any] {
+            elements = array.map { (key: nil, value: $0) }
+        } else if !(value is String), let sequence = value as? any Sequence {
+            // Another List or MutableSet (managed or not), or any sequence of elements.
+            func elementsOf<S: Sequence>(_ sequence: S) -> [Any] { sequence.map { $0 as Any } }
+            elements = elementsOf(sequence).map { (key: nil, value: $0) }
+        } else {
+            vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a list or set is set from an array"))
+            return
+        }
+        let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: manager.rowID, propertyIndex: index)
+        let encoded = elements.map { (key: $0.key, value: vault.encodeElement($0.value, property: property, owner: schema)) }
+        vault.replaceCollection(binding, with: encoded)
+    }
+
+    /// The value of property `key` — Realm's `value(forKey:)`: a column's value,
+    /// a linked object, or a model object's live `List`, `MutableSet`, `Map` or
+    /// `LinkingObjects`; `nil` for nil or an unknown key.
+    public func value(forKey key: String) -> Any? { self[key] }
+
+    /// Sets property `key` — Realm's `setValue(_:forKey:)`; inside a write for
+    /// a managed object. A collection property is set from an array (a map from a
+    /// dictionary), replacing its contents.
+    public func setValue(_ value: Any?, forKey key: String) { self[key] = value }
 }

@@ -55,13 +55,16 @@ open class ObjectBase: CustomStringConvertible {
     public var objectSchema: ObjectSchema? { try? ObjectSchema.schema(for: type(of: self)) }
 
     /// Key-value access by public property name (Realm's `object["name"]`):
-    /// the value boxed (`nil` for nil or an unknown name; collections as arrays,
-    /// maps as dictionaries). Setting a managed object's property needs a write
-    /// transaction, as any change does.
+    /// the value boxed (`nil` for nil or an unknown name). A managed model
+    /// object's collection is its live `List`, `MutableSet`, `Map` or
+    /// `LinkingObjects`; an unmanaged object's (and a ``DynamicObject``'s) is an
+    /// array or a dictionary. Setting a managed object's property needs a write
+    /// transaction, as any change does; a collection is set from an array (a map
+    /// from a dictionary), replacing its contents.
     open subscript(key: String) -> Any? {
         get {
             guard let schema = keyValueSchema, let index = schema.index(ofProperty: key) else { return nil }
-            return value(at: index, schema: schema)
+            return value(at: index, schema: schema, liveCollections: true)
         }
         set {
             guard let schema = keyValueSchema, let index = schema.index(ofProperty: key) else {

@@ -108,7 +108,7 @@ public struct Persisted<Value: PersistableValue> {
             if tag != 0 {
                 // A schema prototype: report which property was read (typed queries), change nothing.
                 SchemaDiscovery.recordPrototypeAccess(tag)
-                return Value._vaultDefaultValue()
+                return SchemaDiscovery.prototypeValue(Value.self)
             }
             switch object[keyPath: storageKeyPath].storage {
             case .value(let value):

@@ -73,6 +73,8 @@ struct PropertyAccessor: @unchecked Sendable {
     let defaultEncoded: DatabaseValue
     /// Encodes a value of the property's type (boxed) into a column value; nil if it does not fit.
     let encodeBoxed: (Any?) -> DatabaseValue?
+    /// For a collection property: the live, typed collection of a managed owner (`List<T>`, …).
+    let makeLiveCollection: ((CollectionBinding) -> Any)?
 
     // Pre-specialised for the common value types: the generic entry point
     // dispatches to these, whose closures run without generic metadata lookups.
@@ -150,8 +152,10 @@ struct PropertyAccessor: @unchecked Sendable {
         defaultEncoded = Value._vaultIsOptional || isCollection || isLink ? .null : Value._vaultDefaultValue()._vaultEncoded
         if let collectionType = Value.self as? any PersistableCollection.Type {
             decodeElement = { stored in collectionType.decodeElementBoxed(stored) }
+            makeLiveCollection = { binding in collectionType.makeManaged(binding) }
         } else {
             decodeElement = { _ in nil }
+            makeLiveCollection = nil
         }
         encodeBoxed = { value in
             if value == nil || value is NSNull { return Value._vaultIsOptional ? .null : nil }
@@ -413,7 +417,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         return propertyIndex(forTag: tag)
     }
 
-    private func propertyIndex(forTag tag: UInt64) -> Int? {
+    func propertyIndex(forTag tag: UInt64) -> Int? {
         let construction = Int(truncatingIfNeeded: tag ^ seed)
         guard indexByConstruction.indices.contains(construction) else { return nil }
         return indexByConstruction[construction]

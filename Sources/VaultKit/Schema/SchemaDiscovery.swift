@@ -78,6 +78,11 @@ enum SchemaDiscovery {
     /// properties by key path; the prototype's getters report their tag here).
     final class AccessRecord {
         var tag: UInt64?
+        /// Every tag read, in order (``recordingPath(_:)``).
+        var tags: [UInt64] = []
+        /// Whether getters hand out prototypes of linked classes, so a key path
+        /// can be followed through links and collections (``recordingPath(_:)``).
+        var traverses = false
     }
 
     private static let recordKey: Key = {
@@ -92,6 +97,33 @@ enum SchemaDiscovery {
         guard let raw = pthread_getspecific(recordKey.key) else { return }
         let record = Unmanaged<AccessRecord>.fromOpaque(raw).takeUnretainedValue()
         if record.tag == nil { record.tag = tag }
+        if record.traverses { record.tags.append(tag) }
+    }
+
+    /// What a prototype's getter returns: the type's default value, or — while
+    /// ``recordingPath(_:)`` follows a key path — a prototype of the linked
+    /// class (a to-one link), or a collection holding one (lists, sets, maps
+    /// under the key `""`, backlinks), so the key path's next step reads it.
+    @usableFromInline
+    static func prototypeValue<Value: PersistableValue>(_ type: Value.Type) -> Value {
+        if let raw = pthread_getspecific(recordKey.key),
+           Unmanaged<AccessRecord>.fromOpaque(raw).takeUnretainedValue().traverses,
+           let traversable = Value.self as? any KeyPathTraversable.Type,
+           let value = traversable.keyPathPrototype() as? Value {
+            return value
+        }
+        return Value._vaultDefaultValue()
+    }
+
+    /// The tags of every `@Persisted` property `body` reads, following links and collections.
+    static func recordingPath(_ body: () -> Void) -> [UInt64] {
+        let record = AccessRecord()
+        record.traverses = true
+        let previous = pthread_getspecific(recordKey.key)
+        pthread_setspecific(recordKey.key, Unmanaged.passUnretained(record).toOpaque())
+        withExtendedLifetime(record) { body() }
+        pthread_setspecific(recordKey.key, previous)
+        return record.tags
     }
 
     /// The tag of the first `@Persisted` property `body` reads on a prototype.

@@ -69,6 +69,11 @@ extension Vault {
         public var keyIdentifier: String?
         /// Open without ever writing; every write throws.
         public var readOnly = false
+        /// A vault file copied to ``fileURL`` when no file is there yet, before
+        /// the vault opens (Realm's `seedFilePath`): ship a prepared vault in the
+        /// app bundle. It must be a VaultKit vault readable with this
+        /// configuration's key (make one with ``Vault/writeCopy(toFile:encryptionKey:)``).
+        public var seedFilePath: URL?
         /// When a commit waits for the disk: ``Durability/full`` (the default) or
         /// ``Durability/normal``, SQLite's `synchronous` setting for a write-ahead log.
         public var durability = Durability.full

@@ -115,6 +115,7 @@ final class VaultSession {
         databaseConfiguration.maximumReaderCount = 16
         self.databaseConfiguration = databaseConfiguration
         if case .file = databaseConfiguration.storage { readsFromSnapshots = true } else { readsFromSnapshots = false }
+        try Vault.copySeedFileIfNeeded(configuration)
         database = try VaultDatabase(configuration: databaseConfiguration)
         path = database.path
         self.queue = queue
