@@ -71,3 +71,28 @@ struct KeyValueCodingTests {
         #expect((dynamic.value(forKey: "counts") as? [String: Any])?["k"] as? Int == 2)
     }
 }
+
+@Suite("dynamicCreate(_:value:update:)")
+struct DynamicCreateTests {
+    @Test("creates objects of a class named at run time, links given as DynamicObjects; update by primary key", arguments: StorageMode.writable)
+    func dynamicCreate(mode: StorageMode) throws {
+        let directory = try TemporaryDirectory("dynamic-create")
+        let vault = try Vault(configuration: mode.configuration(directory, types: [KVItem.self]))
+        try vault.write {
+            let first = vault.dynamicCreate("KVItem", value: ["id": 1, "name": "first", "tags": ["t"]])
+            #expect(first.className == "KVItem" && first["name"] as? String == "first")
+            let second = vault.dynamicCreate("KVItem", value: ["id": 2, "name": "second", "friend": first, "friends": [first]])
+            #expect((second["friend"] as? KVItem)?.id == 1)
+            vault.dynamicCreate("KVItem", value: ["id": 1, "name": "updated"], update: .modified)
+        }
+        let items = vault.objects(KVItem.self).sorted(byKeyPath: "id")
+        #expect(items.map(\.name) == ["updated", "second"])
+        #expect(Array(items[0].tags) == ["t"], "an update from a dictionary writes only the keys given")
+        #expect(items[1].friend?.id == 1 && items[1].friends.map(\.id) == [1])
+        #expect(vault.dynamicObjects("KVItem").count == 2)
+        #expect(throws: VaultObjectError.self) {
+            try vault.write { vault.dynamicCreate("KVItem", value: ["id": 2, "name": "duplicate"]) }
+        }
+        #expect(vault.objects(KVItem.self).count == 2, "the failed write left nothing")
+    }
+}

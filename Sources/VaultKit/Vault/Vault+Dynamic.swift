@@ -39,3 +39,52 @@ extension Vault {
         return dynamic
     }
 }
+
+extension Vault {
+    /// Creates an object of the class named `typeName` from a dictionary of
+    /// property values (or an array in property order), adds it, and returns it
+    /// as a ``DynamicObject`` — Realm's `dynamicCreate(_:value:update:)`.
+    /// Links may be given as objects of this vault, ``DynamicObject``s included,
+    /// or as dictionaries describing new ones. Inside a write; an unknown class
+    /// is a programmer error, as in Realm.
+    @discardableResult
+    public func dynamicCreate(_ typeName: String, value: Any = [String: Any](), update: UpdatePolicy = .error) -> DynamicObject {
+        guard let schema = schema(named: typeName), let objectType = schema.type as? Object.Type else {
+            preconditionFailure("Object type '\(typeName)' is not a top-level class in the schema of the vault at \(path)")
+        }
+        let object = objectType.init()
+        object.assignValues(from: typedLinks(in: value, schema: schema))
+        guard requireWrite("dynamicCreate(_:value:update:)") else { return DynamicObject() }
+        var only: Set<String>?
+        if let dictionary = value as? [String: Any?] { only = Set(dictionary.keys) } else if let dictionary = value as? [String: Any] { only = Set(dictionary.keys) }
+        do {
+            let rowID = try insertOrUpdate(object, policy: update, onlyProperties: only)
+            return dynamicObject(className: schema.className, rowID: rowID) ?? DynamicObject()
+        } catch {
+            deferError(error)
+            return DynamicObject()
+        }
+    }
+
+    /// `value` with every ``DynamicObject`` given for a link replaced by this
+    /// vault's object of the link's class (the model class the property holds).
+    private func typedLinks(in value: Any, schema: ObjectSchema) -> Any {
+        func typed(_ element: Any?) -> Any? {
+            guard let dynamic = element as? DynamicObject, let manager = dynamic.manager else { return element }
+            return object(className: manager.schema.className, rowID: manager.rowID) ?? element
+        }
+        func convert(_ element: Any?) -> Any? {
+            if let array = element as? [Any?] { return array.map(typed) }
+            return typed(element)
+        }
+        if let dictionary = value as? [String: Any?] {
+            return Dictionary(uniqueKeysWithValues: dictionary.map { ($0.key, schema[$0.key]?.objectClassName == nil ? $0.value : convert($0.value)) })
+        }
+        if let array = value as? [Any?] {
+            return array.enumerated().map { index, element in
+                schema.properties.indices.contains(index) && schema.properties[index].objectClassName != nil ? convert(element) : element
+            }
+        }
+        return value
+    }
+}

@@ -76,7 +76,7 @@ extension Vault {
     }
 
     /// Stores `object`; returns its row id.
-    private func insertOrUpdate(_ object: Object, policy: UpdatePolicy, onlyProperties: Set<String>? = nil) throws -> Int64 {
+    func insertOrUpdate(_ object: Object, policy: UpdatePolicy, onlyProperties: Set<String>? = nil) throws -> Int64 {
         let schema = try registeredSchema(for: type(of: object))
         if let manager = object.manager {
             guard manager.vault === self || manager.vault.path == path else { throw VaultObjectError.wrongVault(className: schema.className) }
