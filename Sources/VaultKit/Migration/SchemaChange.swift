@@ -65,6 +65,9 @@ enum SchemaChange {
                 if runMigrationBlock, plan.versionIncreased, let block = configuration.migrationBlock {
                     block(migration, plan.storedVersion ?? 0)
                 }
+                if plan.versionIncreased || !plan.toRebuild.isEmpty {
+                    VaultLog.log(.info, "migrated \(vault.path) from schema version \(plan.storedVersion ?? 0) to \(configuration.schemaVersion) (\(plan.toRebuild.count) classes rebuilt)")
+                }
                 try EmbeddingChange.apply(plan.embeddingChanged, schemas: list, on: db)
                 try migration.finish()
                 for (schema, stored) in plan.toRebuild {

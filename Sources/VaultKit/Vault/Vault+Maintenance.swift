@@ -40,6 +40,7 @@ extension Vault {
             try db.execute("VACUUM")
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
+        VaultLog.log(.info, "compacted \(path) on launch (\(fileBytes) bytes, \(usedBytes) in use)")
     }
 }
 

@@ -194,6 +194,7 @@ extension Vault {
     /// A new version was committed through this vault: tell the vault-level
     /// observers now, wake the other observing sessions, schedule our own deliveries.
     private func didCommit() {
+        VaultLog.log(.trace, "commit \(commitSequence) on \(path)")
         notifyVaultObservers(.didChange)
         session.coordinator.wakeObservers(except: ObjectIdentifier(session))
         session.coordinator.signalCommit()

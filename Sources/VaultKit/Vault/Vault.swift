@@ -81,11 +81,13 @@ public final class Vault {
         } catch let error as VaultObjectError {
             guard case .migrationRequired = error, configuration.deleteVaultIfMigrationNeeded,
                   case .file(let url) = database.configuration.storage else { throw error }
+            VaultLog.log(.warn, "deleted the vault at \(url.path): its schema needed a migration and deleteVaultIfMigrationNeeded is set")
             try session.reopen(deletingFilesAt: url)
             try prepareStorage()
         }
         try compactOnLaunchIfAsked()
         VaultSession.remember(session)
+        VaultLog.log(.detail, "opened \(path)\(configuration.readOnly ? " read-only" : "") with \(schemasByName.count) classes (schema version \(configuration.schemaVersion))")
     }
 
     /// Another handle on an open session (deliveries scheduled on the main queue make one).
