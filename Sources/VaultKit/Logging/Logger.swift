@@ -59,8 +59,10 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
 /// Logger.shared.level = .trace                     // every commit too
 /// ```
 ///
-/// The default logger writes messages of level `info` and more severe to
-/// standard error. Messages never contain keys, stored values or query arguments.
+/// The default logger writes warnings and more severe messages to standard
+/// error (Realm's default threshold is `info`, sent to the system log; VaultKit
+/// keeps a terminal quiet until something needs attention). Messages never
+/// contain keys, stored values or query arguments.
 public final class Logger: Sendable {
     private let threshold: Locked<LogLevel>
     private let logFunction: @Sendable (LogLevel, String) -> Void
@@ -84,7 +86,7 @@ public final class Logger: Sendable {
         logFunction(level, message())
     }
 
-    private static let sharedLogger = Locked(Logger(level: .info) { level, message in
+    private static let sharedLogger = Locked(Logger(level: .warn) { level, message in
         FileHandle.standardError.write(Data("VaultKit \(level): \(message)\n".utf8))
     })
 
