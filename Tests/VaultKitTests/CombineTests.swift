@@ -333,6 +333,29 @@ struct CombineTests {
     }
 }
 
+@Suite("Combine publishers of objects that cannot change")
+struct CombineUnchangingTests {
+    @Test("objectWillChange of unmanaged, frozen and deleted objects and collections never emits and never stops the program")
+    func unchanging() throws {
+        let directory = try TemporaryDirectory("combine-unchanging")
+        let vault = try combineVault(.inMemory, directory)
+        let project = try seedProject(vault)
+        let frozen = project.freeze()
+        let unmanaged = CProject(value: ["id": 9])
+        var emitted = 0
+        var cancellables = Set<AnyCancellable>()
+        unmanaged.objectWillChange.sink { emitted += 1 }.store(in: &cancellables)
+        unmanaged.tasks.objectWillChange.sink { emitted += 1 }.store(in: &cancellables)
+        frozen.objectWillChange.sink { emitted += 1 }.store(in: &cancellables)
+        frozen.tasks.objectWillChange.sink { emitted += 1 }.store(in: &cancellables)
+        vault.freeze().objectWillChange.sink { emitted += 1 }.store(in: &cancellables)
+        CTaskCard(projecting: CTask()).objectWillChange.sink { emitted += 1 }.store(in: &cancellables)
+        try vault.write { project.name = "changed"; unmanaged.name = "changed too" }
+        vault.refresh()
+        #expect(emitted == 0)
+    }
+}
+
 /// A subscriber that requests values only when told.
 final class DemandSubscriber<Input, Failure: Error>: Subscriber {
     var subscription: Subscription?

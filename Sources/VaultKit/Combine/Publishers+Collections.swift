@@ -67,7 +67,7 @@ extension VaultCollection where Self: SendableMetatype {
     /// Emits after each change of the collection (Realm's `objectWillChange`;
     /// despite the name, after the change), including its first delivery.
     public var objectWillChange: VaultPublishers.WillChange<Self> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: vault != nil && !isFrozen) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 
@@ -75,19 +75,19 @@ extension Results: VaultSubscribable {}
 extension List: VaultSubscribable, ObservableObject {
     /// Emits after each change of the collection, including its first delivery (Realm's `objectWillChange`).
     public var objectWillChange: VaultPublishers.WillChange<List<Element>> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: vault != nil && !isFrozen) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 extension MutableSet: VaultSubscribable, ObservableObject {
     /// Emits after each change of the collection, including its first delivery (Realm's `objectWillChange`).
     public var objectWillChange: VaultPublishers.WillChange<MutableSet<Element>> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: vault != nil && !isFrozen) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 extension LinkingObjects: VaultSubscribable, ObservableObject {
     /// Emits after each change of the collection, including its first delivery (Realm's `objectWillChange`).
     public var objectWillChange: VaultPublishers.WillChange<LinkingObjects<Element>> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: vault != nil && !isFrozen) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 extension AnyVaultCollection: VaultSubscribable {}
@@ -97,7 +97,7 @@ extension Map: VaultSubscribable {}
 extension Map: ObservableObject {
     /// Emits after each change of the map, including its first delivery (Realm's `objectWillChange`).
     public var objectWillChange: VaultPublishers.WillChange<Map<Key, Value>> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: vault != nil && !isFrozen) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 
@@ -152,7 +152,7 @@ extension SectionedResults where Key: SendableMetatype, Element: SendableMetatyp
 
     /// Emits after each change of the sections, including their first delivery.
     public var objectWillChange: VaultPublishers.WillChange<SectionedResults<Key, Element>> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: results.vault != nil && !isFrozen) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 
@@ -196,7 +196,7 @@ extension ProjectedResults where Element: SendableMetatype {
 
     /// Emits after each change of the projections, including their first delivery.
     public var objectWillChange: VaultPublishers.WillChange<ProjectedResults<Element>> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: vault != nil && !isFrozen) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 

@@ -36,14 +36,14 @@ extension Object: VaultSubscribable, ObservableObject {
     /// Emits after each change of the object (Realm's `objectWillChange`;
     /// despite the name, after the change). No value at subscription.
     public var objectWillChange: VaultPublishers.WillChange<Object> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: manager != nil && !isFrozen && !isInvalidated) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 
 extension EmbeddedObject: VaultSubscribable, ObservableObject {
     /// Emits after each change of the embedded object (Realm's `objectWillChange`).
     public var objectWillChange: VaultPublishers.WillChange<EmbeddedObject> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: manager != nil && !isFrozen && !isInvalidated) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 
@@ -71,7 +71,7 @@ extension Projection: VaultSubscribable {}
 extension Projection: ObservableObject where Root: ObservableVaultObject {
     /// Emits after each change of the projected properties (Realm's `objectWillChange`).
     public var objectWillChange: VaultPublishers.WillChange<Projection<Root>> {
-        VaultPublishers.WillChange { changed in self.observe(keyPaths: nil) { _ in changed() } }
+        VaultPublishers.WillChange(observingIf: rootObject.manager != nil && !isFrozen && !isInvalidated) { changed in self.observe(keyPaths: nil) { _ in changed() } }
     }
 }
 
@@ -98,6 +98,6 @@ extension Vault {
     /// Emits after each change of the vault: its own commits and refreshes
     /// that take in others' (Realm's `Realm.objectWillChange`; despite the name, after).
     public var objectWillChange: VaultPublishers.WillChange<Vault> {
-        VaultPublishers.WillChange { changed in self.observe { _, _ in changed() } }
+        VaultPublishers.WillChange(observingIf: !isFrozen) { changed in self.observe { _, _ in changed() } }
     }
 }

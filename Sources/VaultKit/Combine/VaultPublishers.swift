@@ -83,6 +83,13 @@ public enum VaultPublishers {
             self.observe = observe
         }
 
+        /// `observe` when the subject can change (managed, live, not deleted);
+        /// otherwise a publisher that never emits — SwiftUI subscribes to
+        /// `objectWillChange` of unmanaged and frozen objects too, which have no changes to tell.
+        init(observingIf canChange: Bool, _ observe: @escaping (_ changed: @escaping () -> Void) -> NotificationToken) {
+            self.observe = canChange ? observe : { _ in NotificationToken {} }
+        }
+
         /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
 
         /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).

@@ -360,6 +360,33 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
     }
 
+    /// A class the file stores whose Swift type this process does not have (a
+    /// runtime class, see RuntimeSchema): read and written through ``DynamicObject``,
+    /// with accessors chosen by property type.
+    init(runtimeClassName className: String, properties: [Property], isEmbedded: Bool, accessors: [PropertyAccessor]) {
+        self.className = className
+        self.properties = properties
+        self.isEmbedded = isEmbedded
+        type = DynamicObject.self
+        self.accessors = accessors
+        linkTypes = properties.map { $0.objectClassName == nil ? nil : DynamicObject.self }
+        prototype = DynamicObject()
+        seed = 0
+        indexByConstruction = []
+        indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
+        columnIndexes = properties.indices.filter { properties[$0].isColumn }
+        hasOnlyColumns = columnIndexes.count == properties.count && !properties.isEmpty
+        isCollection = properties.map { !$0.isColumn }
+        tableName = quoteIdentifier(className)
+        insertSQL = computedInsertSQL
+        deleteSQL = computedDeleteSQL
+        selectByRowIDSQL = computedSelectByRowIDSQL
+        selectByPrimaryKeySQL = computedSelectByPrimaryKeySQL
+        selectAllSQL = computedSelectAllSQL
+        aliasedColumnList = computedAliasedColumnList
+    }
+
     // Set once by the storage-setup step of `init`, then never written (see the
     // class comment): read on every object built and every property read, so
     // without Swift's dynamic exclusivity checks.

@@ -6,7 +6,9 @@ import VaultCore
 extension Vault {
     /// Every object of the class named `className`, as ``DynamicObject``s: a
     /// live `Results` (filter, sort and observe it as any other). The class must
-    /// be in the vault's schema (``schema``); another name is a programmer error.
+    /// be in the vault's schema (``schema``) or stored in its file — a class no
+    /// model class of this process registered is read from the stored schema;
+    /// another name is a programmer error.
     public func dynamicObjects(_ className: String) -> Results<DynamicObject> {
         guard let schema = dynamicSchema(named: className) else {
             preconditionFailure("Object type '\(className)' is not in the schema of the vault at \(path)")
@@ -31,9 +33,10 @@ extension Vault {
     }
 
     /// The class's schema with objects made as ``DynamicObject`` (one per class and vault).
+    /// A class no model class registered is read from the file's stored schema (see RuntimeSchema).
     func dynamicSchema(named className: String) -> ObjectSchema? {
         if let existing = session.dynamicSchemas[className] { return existing }
-        guard let schema = schema(named: className) else { return nil }
+        guard let schema = schema(named: className) ?? runtimeSchema(named: className) else { return nil }
         let dynamic = ObjectSchema(copying: schema, materializingAs: DynamicObject.self)
         session.dynamicSchemas[className] = dynamic
         return dynamic

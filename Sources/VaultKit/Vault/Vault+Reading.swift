@@ -126,7 +126,8 @@ extension Vault {
 
     /// The object of class `className` at `rowID`, or `nil` if it is gone.
     func object(className: String, rowID: Int64) -> ObjectBase? {
-        guard let schema = schemasByName[className], !isAbsent(className) else { return nil }
+        // A class no model class registered: a DynamicObject, from the stored schema (RuntimeSchema).
+        guard let schema = schemasByName[className] ?? dynamicSchema(named: className), !isAbsent(className) else { return nil }
         switch loadRow(schema, rowID: rowID) {
         case .success(let values?): return materialize(schema, rowID: rowID, values: values)
         case .success(nil): return nil
