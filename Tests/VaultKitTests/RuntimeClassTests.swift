@@ -46,6 +46,11 @@ struct RuntimeClassTests {
         configuration.objectTypes = nil
         let reader = try Vault(configuration: configuration)
         #expect(reader.schema["RTOwner"] == nil, "no model class registered RTOwner here")
+        let runtime = try #require(reader.dynamicSchema(named: "RTOwner"))
+        #expect(runtime.properties.map(\.name) == ["id", "name", "nickname", "born", "price", "best", "tags", "friends", "scores", "home", "extra"],
+                "the declaration order, as recorded")
+        #expect(runtime.properties.first { $0.name == "home" }?.isEmbeddedLink == true)
+        #expect(runtime.primaryKeyProperty?.name == "id")
         let owners = reader.dynamicObjects("RTOwner").sorted(byKeyPath: "id")
         #expect(owners.count == 2)
         let b = try #require(reader.dynamicObject(ofType: "RTOwner", forPrimaryKey: 2))

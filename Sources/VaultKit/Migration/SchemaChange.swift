@@ -110,6 +110,8 @@ enum SchemaChange {
         for schema in list {
             try db.execute(SystemTables.storeSwiftTypeSQL, arguments: [.text(schema.className), .text(recordedTypeName(schema.type))])
             try db.execute(SystemTables.storeEmbeddedFlagSQL, arguments: [.text(schema.className), .integer(schema.isEmbedded ? 1 : 0)])
+            let order = schema.properties.filter { $0.originProperty == nil }.map(\.storedName).joined(separator: "\n")
+            try db.execute(SystemTables.storePropertyOrderSQL, arguments: [.text(schema.className), .text(order)])
         }
     }
 

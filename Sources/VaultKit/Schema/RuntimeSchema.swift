@@ -9,7 +9,8 @@ import VaultCore
 // them anyway, and so does VaultKit's: `dynamicObjects(_:)` and
 // `dynamicObject(ofType:forPrimaryKey:)` on a class that no model class
 // registered build its schema from what the file stores (`_vaultkit_schema`,
-// with the embedded flags in `_vaultkit_metadata`) and read its objects as
+// with the embedded flags and the declaration order of properties in
+// `_vaultkit_metadata`) and read its objects as
 // ``DynamicObject``s — values, links (as DynamicObjects), lists, sets and maps
 // (as arrays and dictionaries), embedded objects and mixed values.
 //
@@ -76,19 +77,27 @@ extension Vault {
     /// The schema of a class the file stores but no model class registered, from
     /// its stored definition; nil when the file has no such class.
     func runtimeSchema(named className: String) -> ObjectSchema? {
-        guard let (definition, embeddedFlags) = try? withDatabase({ db -> (String, [String: Bool])? in
+        guard let (definition, embeddedFlags, order) = try? withDatabase({ db -> (String, [String: Bool], [String])? in
             guard try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil,
                   let definition = try db.fetchOne("SELECT definition FROM _vaultkit_schema WHERE class_name = ?", arguments: [.text(className)])?[0].string
             else { return nil }
             var embedded: [String: Bool] = [:]
+            var order: [String] = []
             if try db.fetchOne(SystemTables.metadataTableExistsSQL) != nil {
                 for row in try db.fetchAll(SystemTables.selectEmbeddedFlagsSQL) {
                     if let key = row[0].string, let value = row[1].int64 { embedded[String(key.dropFirst(SystemTables.embeddedKeyPrefix.count))] = value != 0 }
                 }
+                if let names = try db.fetchOne(SystemTables.selectPropertyOrderSQL, arguments: [.text(className)])?[0].string {
+                    order = names.split(separator: "\n").map(String.init)
+                }
             }
-            return (definition, embedded)
+            return (definition, embedded, order)
         }) else { return nil }
-        let stored = StoredProperty.parse(definition).values.sorted { $0.storedName < $1.storedName }
+        // Declaration order where the file recorded it (files written before it was recorded: by name).
+        let position = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let stored = StoredProperty.parse(definition).values.sorted {
+            (position[$0.storedName] ?? Int.max, $0.storedName) < (position[$1.storedName] ?? Int.max, $1.storedName)
+        }
         let properties = stored.map { storedProperty -> Property in
             let property = storedProperty.property
             let isEmbeddedLink = property.objectClassName.map { embeddedFlags[$0] ?? false } ?? false

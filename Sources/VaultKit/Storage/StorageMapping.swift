@@ -78,6 +78,10 @@ enum SystemTables {
     static let embeddedKeyPrefix = "embedded:"
     static let selectEmbeddedFlagsSQL = "SELECT key, value FROM _vaultkit_metadata WHERE key >= 'embedded:' AND key < 'embedded;'"
     static let storeEmbeddedFlagSQL = "INSERT OR REPLACE INTO _vaultkit_metadata(key, value) VALUES ('embedded:' || ?, ?)"
+    /// Each class's stored property names in declaration order, under `order:<class>`
+    /// (the definition sorts them by name): how a runtime class lists its properties.
+    static let storePropertyOrderSQL = "INSERT OR REPLACE INTO _vaultkit_metadata(key, value) VALUES ('order:' || ?, ?)"
+    static let selectPropertyOrderSQL = "SELECT value FROM _vaultkit_metadata WHERE key = 'order:' || ?"
     static let replaceDefinitionSQL = "INSERT OR REPLACE INTO _vaultkit_schema(class_name, definition) VALUES (?, ?)"
     static let deleteDefinitionSQL = "DELETE FROM _vaultkit_schema WHERE class_name = ?"
     static let selectCommitSequenceSQL = "SELECT value FROM _vaultkit_metadata WHERE key = 'commitSequence'"
