@@ -51,6 +51,8 @@ struct RuntimeClassTests {
                 "the declaration order, as recorded")
         #expect(runtime.properties.first { $0.name == "home" }?.isEmbeddedLink == true)
         #expect(runtime.primaryKeyProperty?.name == "id")
+        #expect(reader.storedSchema.objectSchema.map(\.className) == ["RTOwner", "RTPlace"])
+        #expect(reader.storedSchema["RTPlace"]?.isEmbedded == true)
         let owners = reader.dynamicObjects("RTOwner").sorted(byKeyPath: "id")
         #expect(owners.count == 2)
         let b = try #require(reader.dynamicObject(ofType: "RTOwner", forPrimaryKey: 2))

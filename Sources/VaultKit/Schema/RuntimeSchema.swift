@@ -109,3 +109,17 @@ extension Vault {
                             accessors: properties.map(PropertyAccessor.runtime(for:)))
     }
 }
+
+extension Vault {
+    /// Every class the vault's file stores: the model classes this vault
+    /// registered, as declared, and the others as the file describes them
+    /// (readable through ``dynamicObjects(_:)``). Realm's schema of a file opened
+    /// without its models; ``schema`` lists the registered classes only.
+    public var storedSchema: Schema {
+        let names = (try? withDatabase { db -> [String] in
+            guard try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil else { return [] }
+            return try db.fetchAll(SystemTables.selectClassNamesSQL).compactMap { $0[0].string }
+        }) ?? []
+        return Schema(names.compactMap { name in schemasByName[name] ?? dynamicSchema(named: name) })
+    }
+}
