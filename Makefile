@@ -1,6 +1,6 @@
 # VaultKit — the two commands of the README quick start, and a few more.
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
-#   make test    install the C libraries if needed, run every test
+#   make test    install the C libraries if needed, run every test (VaultKit's, then the porting tool's package)
 #   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries; VaultKit vs GRDB side by side
 #   make docs    the DocC documentation of VaultKit, VaultCore and RealmFileReader; a broken symbol link fails it
 
@@ -14,6 +14,7 @@ demo: dependencies
 
 test: dependencies
 	swift test
+	cd Porting && swift test
 
 bench: dependencies
 	swift run -c release vault-bench storage

@@ -14,10 +14,11 @@ struct ToolRun {
     var error: String
 }
 
-func runVault(_ arguments: [String], input: String? = nil, in directory: URL) throws -> ToolRun {
+func runVault(_ arguments: [String], input: String? = nil, environment: [String: String]? = nil, in directory: URL) throws -> ToolRun {
     let process = Process()
     process.executableURL = try builtExecutable("vault")
     process.arguments = arguments
+    if let environment { process.environment = environment }
     process.currentDirectoryURL = directory
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     process.standardInput = stdin

@@ -1,0 +1,87 @@
+import Testing
+import VaultPorting
+
+@Suite("Rules 1 and 2: imports and type renames")
+struct ImportAndRenameTests {
+    @Test func importsBecomeVaultKitOnce() {
+        let input = """
+            import Foundation
+            import RealmSwift
+            import Realm
+            // the UI
+            import SwiftUI
+            """
+        #expect(ported(input) == """
+            import Foundation
+            import VaultKit
+            // the UI
+            import SwiftUI
+            """)
+    }
+
+    @Test func typeRenamesKeepTheUsersOwnNames() {
+        let input = """
+            func open(realmManager: RealmManager) throws -> Realm {
+                let realm = try Realm(configuration: Realm.Configuration.defaultConfiguration)
+                let items: AnyRealmCollection<Item> = AnyRealmCollection(realm.objects(Item.self))
+                let value: AnyRealmValue = .int(3)
+                var config = RealmSwift.Realm.Configuration(deleteRealmIfMigrationNeeded: true)
+                config.deleteRealmIfMigrationNeeded = false
+                realm.add(Item(), update: Realm.UpdatePolicy.all)
+                print(realmManager.realm, items, value, Realm.Error.self)
+                return realm
+            }
+            func changed(_ change: RealmCollectionChange<Results<Item>>, _ map: RealmMapChange<Map<String, Int>>) {}
+            struct Box<C: RealmCollection, K: RealmKeyedCollection> { let publisher = RealmPublishers.self }
+            """
+        #expect(ported(input) == """
+            func open(realmManager: RealmManager) throws -> Vault {
+                let realm = try Vault(configuration: Vault.Configuration.defaultConfiguration)
+                let items: AnyVaultCollection<Item> = AnyVaultCollection(realm.objects(Item.self))
+                let value: AnyVaultValue = .int(3)
+                var config = VaultKit.Vault.Configuration(deleteVaultIfMigrationNeeded: true)
+                config.deleteVaultIfMigrationNeeded = false
+                realm.add(Item(), update: UpdatePolicy.all)
+                print(realmManager.realm, items, value, Vault.Error.self)
+                return realm
+            }
+            func changed(_ change: VaultCollectionChange<Results<Item>>, _ map: VaultMapChange<Map<String, Int>>) {}
+            struct Box<C: VaultCollection, K: VaultKeyedCollection> { let publisher = VaultPublishers.self }
+            """)
+    }
+
+    @Test func commentsAndFormattingSurvive() {
+        let input = """
+            /* keep */ let   realm:Realm? = nil   // trailing
+            """
+        #expect(ported(input) == """
+            /* keep */ let   realm:Vault? = nil   // trailing
+            """)
+    }
+
+    @Test func aRealmSubmoduleIsReported() {
+        let result = Porter.port(source: "import Realm.Private\n", file: "A.swift")
+        #expect(result.ported == "// vault port: `Realm.Private` has no VaultKit counterpart\nimport Realm.Private\n")
+        #expect(result.notPortable == [NotPortable(file: "A.swift", line: 1, reason: "`Realm.Private` has no VaultKit counterpart")])
+    }
+
+    @Test func notificationTypeBecomesTopLevel() {
+        #expect(ported("let block: (Realm.Notification, Realm) -> Void = { _, _ in }")
+                == "let block: (VaultNotification, Vault) -> Void = { _, _ in }")
+    }
+
+    @Test func realmAccessorsOfModelsAndResultsBecomeVault() {
+        let input = """
+            class Dog: Object {}
+            func f(dog: Dog, results: Results<Dog>, manager: Manager) {
+                print(dog.realm, results.realm?.configuration, manager.realm)
+            }
+            """
+        #expect(ported(input) == """
+            class Dog: Object {}
+            func f(dog: Dog, results: Results<Dog>, manager: Manager) {
+                print(dog.vault, results.vault?.configuration, manager.realm)
+            }
+            """)
+    }
+}
