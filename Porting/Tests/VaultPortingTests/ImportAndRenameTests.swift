@@ -28,7 +28,7 @@ struct ImportAndRenameTests {
                 var config = RealmSwift.Realm.Configuration(deleteRealmIfMigrationNeeded: true)
                 config.deleteRealmIfMigrationNeeded = false
                 realm.add(Item(), update: Realm.UpdatePolicy.all)
-                print(realmManager.realm, items, value, Realm.Error.self)
+                print(realmManager.realm, items, value)
                 return realm
             }
             func changed(_ change: RealmCollectionChange<Results<Item>>, _ map: RealmMapChange<Map<String, Int>>) {}
@@ -42,7 +42,7 @@ struct ImportAndRenameTests {
                 var config = VaultKit.Vault.Configuration(deleteVaultIfMigrationNeeded: true)
                 config.deleteVaultIfMigrationNeeded = false
                 realm.add(Item(), update: UpdatePolicy.all)
-                print(realmManager.realm, items, value, Vault.Error.self)
+                print(realmManager.realm, items, value)
                 return realm
             }
             func changed(_ change: VaultCollectionChange<Results<Item>>, _ map: VaultMapChange<Map<String, Int>>) {}
@@ -83,5 +83,23 @@ struct ImportAndRenameTests {
                 print(dog.vault, results.vault?.configuration, manager.realm)
             }
             """)
+    }
+
+    @Test func realmErrorIsReportedAndLeft() {
+        let input = """
+            do {
+                _ = try Realm()
+            } catch Realm.Error.fileNotFound {
+                print("missing")
+            } catch let error as Realm.Error where error.code == .fail {
+                print(error)
+            } catch {}
+            """
+        let result = Porter.port(source: input, file: "Errors.swift")
+        #expect(result.ported.contains("catch Realm.Error.fileNotFound"))
+        #expect(result.ported.contains("catch let error as Realm.Error where"))
+        #expect(result.ported.contains("_ = try Vault()"), "the rest is still ported")
+        #expect(result.notPortable.map(\.line) == [3, 5])
+        #expect(result.notPortable.allSatisfy { $0.reason.contains("VaultError") })
     }
 }
