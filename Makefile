@@ -1,8 +1,8 @@
 # VaultKit — the two commands of the README quick start, and a few more.
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
 #   make test    install the C libraries if needed, run every test (VaultKit's, then the porting tool's package)
-#   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries; VaultKit vs GRDB side by side
-#   make docs    the DocC documentation of VaultKit, VaultCore and RealmFileReader; a broken symbol link fails it
+#   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries, Realm import; VaultKit vs GRDB side by side
+#   make docs    the DocC documentation of VaultKit, VaultCore, RealmFileReader, VaultRealmImport and VaultInterchange; a broken symbol link fails it
 
 .PHONY: dependencies demo test bench docs clean
 
@@ -22,10 +22,11 @@ bench: dependencies
 	swift run -c release vault-bench queries
 	swift run -c release vault-bench notifications
 	swift run -c release vault-bench migration
+	swift run -c release vault-bench realm-import
 	cd Benchmarks && swift run -c release side-by-side
 
 docs: dependencies
-	swift package generate-documentation --target VaultKit --target VaultCore --target RealmFileReader --warnings-as-errors
+	swift package generate-documentation --target VaultKit --target VaultCore --target RealmFileReader --target VaultRealmImport --target VaultInterchange --warnings-as-errors
 
 clean:
 	rm -rf .build vault-demo

@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "VaultCore", targets: ["VaultCore"]),
         // Reads Realm's .realm files (formats 22–24, plain and encrypted) in pure Swift.
         .library(name: "RealmFileReader", targets: ["RealmFileReader"]),
+        .library(name: "VaultRealmImport", targets: ["VaultRealmImport"]),
+        .library(name: "VaultInterchange", targets: ["VaultInterchange"]),
         .executable(name: "vault", targets: ["vault"]),
         .executable(name: "vault-bench", targets: ["vault-bench"]),
         .executable(name: "vaultkit-demo", targets: ["vaultkit-demo"]),
@@ -64,10 +66,20 @@ let package = Package(
         ),
 
         // The operator's command-line tool (depends on the storage core only).
+        .target(
+            name: "VaultRealmImport",
+            dependencies: ["RealmFileReader", "VaultKit", "VaultCore"]
+        ),
+
+        .target(
+            name: "VaultInterchange",
+            dependencies: ["VaultKit", "VaultCore"]
+        ),
+
         .executableTarget(
             name: "vault",
             dependencies: [
-                "VaultCore",
+                "VaultCore", "VaultKit", "VaultRealmImport", "VaultInterchange",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -75,13 +87,13 @@ let package = Package(
         // The README's main job: Realm-style models in an encrypted vault.
         .executableTarget(
             name: "vaultkit-demo",
-            dependencies: ["VaultKit", .product(name: "OpenCombineShim", package: "OpenCombine")]
+            dependencies: ["VaultKit", "VaultRealmImport", .product(name: "OpenCombineShim", package: "OpenCombine")]
         ),
 
         // Benchmarks: encrypted vs plain SQLite in one run. Never timed unit tests.
         .executableTarget(
             name: "vault-bench",
-            dependencies: ["VaultKit", "VaultCore", "CSQLite", "CSodium"]
+            dependencies: ["VaultKit", "VaultCore", "VaultRealmImport", "CSQLite", "CSodium"]
         ),
 
         // A child process the tests kill at random points (durability) or run
@@ -110,7 +122,13 @@ let package = Package(
         ),
         .testTarget(
             name: "RealmFileReaderTests",
-            dependencies: ["RealmFileReader"],
+            dependencies: ["RealmFileReader", "VaultTestSupport"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "VaultRealmImportTests",
+            dependencies: ["VaultRealmImport", "VaultInterchange", "VaultKit", "VaultCore", "RealmFileReader",
+                           "VaultTestSupport", "vault"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

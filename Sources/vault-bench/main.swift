@@ -362,9 +362,11 @@ case "notifications":
     runNotificationBenchmark()
 case "migration":
     runMigrationBenchmark()
+case "realm-import":
+    runRealmImportBenchmark()
 case "notifications-child":
     runNotificationChild()
 default:
-    print("usage: vault-bench [storage|rotation|objects|queries|notifications|migration] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
+    print("usage: vault-bench [storage|rotation|objects|queries|notifications|migration|realm-import] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
     exit(2)
 }

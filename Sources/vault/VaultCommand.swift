@@ -5,7 +5,7 @@ import ArgumentParser
 struct VaultCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault",
-        abstract: "Create keys for, rotate, verify and inspect VaultKit encrypted vaults.",
+        abstract: "Create keys for, rotate, verify, inspect, export and import VaultKit encrypted vaults (Realm files too).",
         discussion: """
         Keys are read from key files (`vault keygen` writes them), never from the
         command line. Passphrases come from a file or standard input.
@@ -15,6 +15,6 @@ struct VaultCommand: ParsableCommand {
         66 file not found; 74 I/O error; 75 vault in use; 77 wrong key, wrong
         passphrase or unsafe key-file permissions; 78 damaged or unsupported key file.
         """,
-        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, RecoverCommand.self, SchemaCommand.self, RotateKeyCommand.self, RekeyCommand.self, PortCommand.self, DemoCommand.self]
+        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, RecoverCommand.self, SchemaCommand.self, ImportRealmCommand.self, ExportCommand.self, RotateKeyCommand.self, RekeyCommand.self, PortCommand.self, DemoCommand.self]
     )
 }

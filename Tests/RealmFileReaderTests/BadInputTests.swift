@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmFileReader
+import VaultTestSupport
 
 /// Wrong keys, foreign files, truncated and damaged files: always a `RealmFileError`,
 /// never a crash or a hang.
@@ -178,7 +179,7 @@ struct BadInputTests {
                 let position = Int(generator.next() % UInt64(bytes.count))
                 bytes[position] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
                 try Data(bytes).write(to: url)
-                let mustFail = Self.isInWrittenDataPage(position, of: original)
+                let mustFail = EncryptedRealmLayout.isInWrittenDataPage(position, of: original)
                 do {
                     try readEverything(url, key: key)
                     try RealmFile(url: url, encryptionKey: key).verifyEncryptedPages()
@@ -190,31 +191,5 @@ struct BadInputTests {
                 }
             }
         }
-    }
-
-    /// Whether file position `position` lies in a data page whose IV-table entry says it was
-    /// written (iv1 ≠ 0), so that its HMAC covers it.
-    private static func isInWrittenDataPage(_ position: Int, of file: [UInt8]) -> Bool {
-        let page = position / 4096
-        if page % 65 == 0 { return false }  // an IV-table page
-        let dataPage = page - page / 65 - 1
-        let entry = (dataPage / 64) * 65 * 4096 + (dataPage % 64) * 64
-        let iv1 = file[entry..<entry + 4].reduce(0) { $0 | UInt32($1) }
-        return iv1 != 0
-    }
-}
-
-/// A small deterministic pseudo-random generator (SplitMix64), for reproducible damage.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

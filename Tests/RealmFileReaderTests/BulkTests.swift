@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmFileReader
+import VaultTestSupport
 
 /// `bulk.realm` (200,000 objects, 13 MB) is read from the shared fixture directory, where it
 /// is checked in; it is too big to copy next to the tests.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmFileReader
+import VaultTestSupport
 
 /// Every class, property schema, object and value of the fixtures, compared with the JSON
 /// Realm Core produced from the same files.

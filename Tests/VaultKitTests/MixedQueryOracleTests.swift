@@ -280,7 +280,7 @@ extension MixedQueryTests {
     @Test("generated nested values and path queries (index, key, FIRST, LAST, [*]; ==, !=, <, >, <=, >=, @type) agree with an independent oracle")
     func generatedQueriesMatchTheOracle() throws {
         let seed: UInt64 = 0x4D49_5845_4400_0001
-        var generator = QueryFuzzTests.Generator(state: seed)
+        var generator = QueryFuzzTests.Generator(seed: seed)
         let values: [MxPlain] = (0..<200).map { _ in MxOracle.value(depth: 0, &generator) }
 
         let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("mixed-oracle.vault"), encryptionKey: testKey,

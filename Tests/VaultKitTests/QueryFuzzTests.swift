@@ -8,17 +8,8 @@ import VaultTestSupport
 /// a failure can be replayed.
 @Suite("Query parser fuzzing")
 struct QueryFuzzTests {
-    /// SplitMix64: a small deterministic generator (the seed is printed on failure).
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// SplitMix64 (VaultTestSupport): the seed is printed on failure.
+    typealias Generator = SplitMix64
 
     static let seeds = [
         "age > 30 AND isActive == true", "name BEGINSWITH[cd] %@", "ANY pets.species == 'dog'",
@@ -42,7 +33,7 @@ struct QueryFuzzTests {
         let vault = try storage.openQueryFixture(directory)
         let people = vault.objects(QPerson.self)
         let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = Generator(state: seed)
+        var generator = Generator(seed: seed)
         let deadline = Date().addingTimeInterval(4)
         let argumentPool: [Any?] = [
             "x", 3, 2.5, true, nil, Date(timeIntervalSince1970: 5), Data([1]), Decimal(1), ["a", "b"], [1, 2], UUID(),

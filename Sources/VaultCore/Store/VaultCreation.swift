@@ -74,7 +74,7 @@ enum VaultCreation {
         let suffix = Sodium.randomBytes(count: 8).map { String(format: "%02x", $0) }.joined()
         let temporaryPath = directory + "/." + name + ".vaultkit-new-" + suffix
         defer {
-            for extra in ["", "-wal", "-shm", "-journal"] { unlink(temporaryPath + extra) }
+            for extra in ["", "-wal", "-shm", "-journal", ".lock"] { unlink(temporaryPath + extra) }
         }
         try build(temporaryPath)
         try syncFile(temporaryPath)

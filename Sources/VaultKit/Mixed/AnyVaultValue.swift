@@ -220,7 +220,7 @@ extension AnyVaultValue: PersistableValue {
         case .data(let v): self = .data(v)
         case .date(let v): self = .date(Date(timeIntervalSinceReferenceDate: v))
         case .objectId(let bytes): self = ObjectId(bytes: bytes).map { .objectId($0) } ?? .none
-        case .decimal(let v): self = .decimal128(Decimal128(v))
+        case .decimal(let v): self = .decimal128(v)
         case .uuid(let v): self = .uuid(v)
         case .list(let elements):
             let list = List<AnyVaultValue>()
@@ -247,7 +247,7 @@ extension AnyVaultValue: PersistableValue {
         case .date(let v): return .date(v.timeIntervalSinceReferenceDate)
         case .object(let object): return try link(object)
         case .objectId(let v): return .objectId(v.bytes)
-        case .decimal128(let v): return .decimal(v.decimalValue)
+        case .decimal128(let v): return .decimal(v)
         case .uuid(let v): return .uuid(v)
         case .list(let list):
             guard depth < MixedValue.maximumDepth else { throw MixedValueError.tooDeep }

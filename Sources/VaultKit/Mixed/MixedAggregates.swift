@@ -49,6 +49,6 @@ struct MixedTotal<Output: DecimalAggregateOutput>: DatabaseAggregate {
 
     func finalize(_ result: DatabaseFunctionResult) {
         guard let value = Output.result(sum: sum, count: count) else { return result.setNull() }
-        result.set(MixedCodec.encode(.decimal(value)))
+        result.set(MixedCodec.encode(.decimal(Decimal128(value))))
     }
 }

@@ -85,7 +85,7 @@ extension MixedValue {
         case .int(let i): Double(i)
         case .float(let f): Double(f)
         case .double(let d): d
-        case .decimal(let d): NSDecimalNumber(decimal: d).doubleValue
+        case .decimal(let d): NSDecimalNumber(decimal: d.decimalValue).doubleValue
         default: nil
         }
     }
@@ -94,7 +94,7 @@ extension MixedValue {
     var decimalValue: Decimal? {
         switch self {
         case .int(let i): return Decimal(i)
-        case .decimal(let d): return d
+        case .decimal(let d): return d.decimalValue
         case .float, .double:
             guard let d = doubleValue, d.isFinite else { return nil }
             return Decimal(d)

@@ -178,7 +178,7 @@ enum MixedSQLFunctions {
             case .date: value = stored.double.map { .date($0) }
             case .uuid: value = UUID._vaultDecode(stored).map { .uuid($0) }
             case .objectId: value = stored.data.map { .objectId([UInt8]($0)) }
-            case .decimal: value = Decimal._vaultDecode(stored).map { .decimal($0) }
+            case .decimal: value = Decimal128._vaultDecode(stored).map { .decimal($0) }
             case .mixed: return result.set(stored)
             case .object, nil: value = nil
             }

@@ -18,7 +18,10 @@ import VaultCore
 //     0x03 data      the bytes
 //     0x04 date      8 bytes, the bit pattern of timeIntervalSinceReferenceDate (Date's own storage)
 //     0x05 objectId  12 bytes
-//     0x06 decimal   the canonical decimal string (as Decimal columns store it)
+//     0x06 decimal   the decimal's text, as Decimal columns store it (Realm's
+//                    spelling for a value parsed from text: "1.50" keeps its zero)
+//     0x11 double    8 bytes, the bit pattern: only NaN, which SQLite cannot
+//                    store as a REAL (it would become NULL)
 //     0x07 uuid      16 bytes
 //     0x08 link      8-byte row id, big-endian, then the target class's name in UTF-8
 //     0x09 list      the elements, nested encoding (below)
@@ -50,7 +53,7 @@ indirect enum MixedValue: Equatable, Sendable {
     case data(Data)
     case date(Double)
     case objectId([UInt8])
-    case decimal(Decimal)
+    case decimal(Decimal128)
     case uuid(UUID)
     case link(className: String, rowID: Int64)
     case list([MixedValue])
@@ -114,8 +117,13 @@ enum MixedCodec {
         switch value {
         case .none: return .null
         case .int(let i): return .integer(i)
-        case .double(let d): return .real(d)
+        case .double(let d) where !d.isNaN: return .real(d)
         case .string(let s): return .text(s)
+        case .double(let d):
+            // SQLite stores a NaN REAL as NULL: NaN is kept as a BLOB, tag 0x11 and its bit pattern.
+            var bytes = [Tag.double.rawValue]
+            appendBigEndian(d.bitPattern, bytes: 8, to: &bytes)
+            return .blob(Data(bytes))
         default:
             var bytes: [UInt8] = []
             appendTopLevel(value, to: &bytes)
@@ -145,7 +153,7 @@ enum MixedCodec {
         case .data(let d): bytes.append(Tag.data.rawValue); bytes += d
         case .date(let t): bytes.append(Tag.date.rawValue); appendBigEndian(t.bitPattern, bytes: 8, to: &bytes)
         case .objectId(let o): bytes.append(Tag.objectId.rawValue); bytes += o
-        case .decimal(let d): bytes.append(Tag.decimal.rawValue); bytes += Array(QuerySQLFunctions.canonical(d).utf8)
+        case .decimal(let d): bytes.append(Tag.decimal.rawValue); bytes += Array(d.stringValue.utf8)
         case .uuid(let u): bytes.append(Tag.uuid.rawValue); bytes += withUnsafeBytes(of: u.uuid) { Array($0) }
         case .link(let className, let rowID):
             bytes.append(Tag.link.rawValue)
@@ -173,7 +181,7 @@ enum MixedCodec {
         case .string(let s): bytes.append(Tag.string.rawValue); appendLengthPrefixed(Array(s.utf8), to: &bytes)
         case .bool, .float, .date, .objectId, .uuid: appendTopLevel(value, to: &bytes)
         case .data(let d): bytes.append(Tag.data.rawValue); appendLengthPrefixed(Array(d), to: &bytes)
-        case .decimal(let d): bytes.append(Tag.decimal.rawValue); appendLengthPrefixed(Array(QuerySQLFunctions.canonical(d).utf8), to: &bytes)
+        case .decimal(let d): bytes.append(Tag.decimal.rawValue); appendLengthPrefixed(Array(d.stringValue.utf8), to: &bytes)
         case .link(let className, let rowID):
             bytes.append(Tag.link.rawValue)
             appendBigEndian(UInt64(bitPattern: rowID), bytes: 8, to: &bytes)
@@ -318,7 +326,7 @@ enum MixedCodec {
         }
 
         private static func decimal(_ bytes: ArraySlice<UInt8>) throws(MixedDecodingError) -> MixedValue {
-            guard let value = Decimal(string: String(decoding: bytes, as: UTF8.self), locale: QuerySQLFunctions.posix) else { throw MixedDecodingError() }
+            guard let value = try? Decimal128(string: String(decoding: bytes, as: UTF8.self)) else { throw MixedDecodingError() }
             return .decimal(value)
         }
     }

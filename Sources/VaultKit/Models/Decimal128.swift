@@ -15,17 +15,24 @@ public struct Decimal128: Hashable, Comparable, Sendable, Codable, CustomStringC
                           ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
     /// The value.
     public let decimalValue: Decimal
+    /// Realm's text of a value parsed from a string (its `to_string()`, which keeps the
+    /// exponent: `"1.50"` stays `"1.50"`); nil for values made from numbers.
+    /// Equality and hashing ignore it: `1.50 == 1.5`.
+    private let realmText: String?
 
     /// Zero.
-    public init() { decimalValue = 0 }
+    public init() { decimalValue = 0; realmText = nil }
     /// The value of a Foundation `Decimal`.
-    public init(_ decimal: Decimal) { decimalValue = decimal }
+    public init(_ decimal: Decimal) { decimalValue = decimal; realmText = nil }
     /// The value of an integer.
-    public init(_ integer: Int) { decimalValue = Decimal(integer) }
+    public init(_ integer: Int) { decimalValue = Decimal(integer); realmText = nil }
     /// The value of a double (its shortest decimal representation).
-    public init(_ double: Double) { decimalValue = Decimal(string: "\(double)", locale: Decimal128.posix) ?? Decimal(double) }
+    public init(_ double: Double) {
+        decimalValue = Decimal(string: "\(double)", locale: Decimal128.posix) ?? Decimal(double)
+        realmText = nil
+    }
     /// The value of an `NSNumber` (Realm's `init(number:)`).
-    public init(number: NSNumber) { decimalValue = number.decimalValue }
+    public init(number: NSNumber) { decimalValue = number.decimalValue; realmText = nil }
 
     /// Parses a decimal string such as `"-12.5e3"`.
     /// - Throws: ``VaultObjectError/invalidValue(className:property:reason:)`` naming the text's problem (not the text).
@@ -33,6 +40,7 @@ public struct Decimal128: Hashable, Comparable, Sendable, Codable, CustomStringC
         let text = string.trimmingCharacters(in: .whitespaces)
         if ["nan", "+nan", "-nan"].contains(text.lowercased()) {
             decimalValue = .nan
+            realmText = "NaN"
             return
         }
         // Foundation parses a leading number and ignores the rest: the whole text must be one.
@@ -40,6 +48,7 @@ public struct Decimal128: Hashable, Comparable, Sendable, Codable, CustomStringC
             throw VaultObjectError.invalidValue(className: "Decimal128", property: "string", reason: "the text is not a decimal number")
         }
         decimalValue = value
+        realmText = DecimalText.realmForm(of: text)
     }
 
     /// `[+-]digits[.digits][e[+-]digits]`, with at least one digit before the exponent.
@@ -95,11 +104,24 @@ public struct Decimal128: Hashable, Comparable, Sendable, Codable, CustomStringC
     public var isNaN: Bool { decimalValue.isNaN }
     /// The value as a double (rounded).
     public var doubleValue: Double { NSDecimalNumber(decimal: decimalValue).doubleValue }
-    /// The canonical decimal text.
-    public var stringValue: String { NSDecimalNumber(decimal: decimalValue).description(withLocale: Decimal128.posix) }
+    /// The decimal text: Realm's form of a value parsed from a string (exponent kept:
+    /// `"1.50"`, `"1.5E3"`), else Foundation's canonical text (`"1.5"`).
+    public var stringValue: String { realmText ?? NSDecimalNumber(decimal: decimalValue).description(withLocale: Decimal128.posix) }
     public var description: String { stringValue }
     /// The absolute value.
     public var magnitude: Decimal128 { Decimal128(decimalValue.magnitude) }
+
+    public static func == (lhs: Decimal128, rhs: Decimal128) -> Bool { lhs.decimalValue == rhs.decimalValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(decimalValue) }
+    private enum CodingKeys: String, CodingKey { case decimalValue }
+    public init(from decoder: any Decoder) throws {
+        decimalValue = try decoder.container(keyedBy: CodingKeys.self).decode(Decimal.self, forKey: .decimalValue)
+        realmText = nil
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(decimalValue, forKey: .decimalValue)
+    }
 
     public static func < (lhs: Decimal128, rhs: Decimal128) -> Bool { lhs.decimalValue < rhs.decimalValue }
     public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.decimalValue + rhs.decimalValue) }
@@ -114,6 +136,11 @@ public struct Decimal128: Hashable, Comparable, Sendable, Codable, CustomStringC
 extension Decimal128: PersistableValue {
     public static var _vaultPropertyType: PropertyType { .decimal }
     public static func _vaultDefaultValue() -> Decimal128 { Decimal128() }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Decimal128? { Decimal._vaultDecode(value).map(Decimal128.init) }
-    public var _vaultEncoded: DatabaseValue { decimalValue._vaultEncoded }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Decimal128? {
+        guard let text = value.string else { return nil }
+        return try? Decimal128(string: text)
+    }
+    // The text as written: a value imported from Realm keeps Realm's exponent ("1.50").
+    // Comparisons in queries are numeric (COLLATE vk_decimal), so both spellings compare equal.
+    public var _vaultEncoded: DatabaseValue { .text(stringValue) }
 }

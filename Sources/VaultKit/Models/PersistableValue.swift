@@ -83,15 +83,38 @@ extension Int64: PersistableInteger {}
 extension Float: PersistableValue {
     public static var _vaultPropertyType: PropertyType { .float }
     public static func _vaultDefaultValue() -> Float { 0 }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Float? { value.double.map { Float($0) } }
-    public var _vaultEncoded: DatabaseValue { .real(Double(self)) }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Float? { Double._vaultDecode(value).map { Float($0) } }
+    public var _vaultEncoded: DatabaseValue { Double(self)._vaultEncoded }
 }
 
 extension Double: PersistableValue {
     public static var _vaultPropertyType: PropertyType { .double }
     public static func _vaultDefaultValue() -> Double { 0 }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Double? { value.double }
-    public var _vaultEncoded: DatabaseValue { .real(self) }
+    public static func _vaultDecode(_ value: DatabaseValue) -> Double? {
+        if case .text(let text) = value { return decodeNaN(text) }
+        return value.double
+    }
+    // SQLite stores a NaN REAL as NULL: NaN is text, which a REAL column keeps as
+    // text — "NaN" for the usual quiet NaN, "NaN:<hex bit pattern>" for any other
+    // (a sign or payload), so that every NaN reads back with its bits.
+    public var _vaultEncoded: DatabaseValue {
+        guard isNaN else { return .real(self) }
+        if bitPattern == Double.nan.bitPattern { return .text(Double.storedNaN) }
+        return .text(Double.storedNaN + ":" + String(bitPattern, radix: 16))
+    }
+    /// How a NaN float or double is stored.
+    static let storedNaN = "NaN"
+
+    /// The NaN a stored text stands for, or nil. A `#<n>` suffix (a set's second and later
+    /// NaN: sets keep every NaN, as Realm's and Swift's do, since NaN equals nothing) is ignored.
+    private static func decodeNaN(_ stored: String) -> Double? {
+        guard stored.hasPrefix(storedNaN) else { return nil }
+        let text = stored.split(separator: "#", maxSplits: 1).first.map(String.init) ?? stored
+        if text == storedNaN { return .nan }
+        guard text.hasPrefix(storedNaN + ":"), let bits = UInt64(text.dropFirst(storedNaN.count + 1), radix: 16) else { return nil }
+        let value = Double(bitPattern: bits)
+        return value.isNaN ? value : nil
+    }
 }
 
 extension String: PersistableValue {

@@ -130,7 +130,7 @@ extension QueryCompiler {
         case .date(let d): return .date(d.timeIntervalSinceReferenceDate)
         case .uuid(let u): return .uuid(u)
         case .objectId(let o): return .objectId(o.bytes)
-        case .decimal(let d): return .decimal(d)
+        case .decimal(let d): return .decimal(Decimal128(d))
         case .mixed(let m): return m
         case .object(let reference):
             guard let manager = reference.object.manager else {

@@ -17,8 +17,9 @@ struct ObjectReader {
     /// Whether a class has no table (a read-only vault written without it): such results are empty.
     func isAbsent(_ className: String) -> Bool { vault.isAbsent(className) }
 
-    /// The schema of a class of this vault, by name (for compiling key paths through links).
-    func schema(named className: String) -> ObjectSchema? { vault.schema(named: className) }
+    /// The schema of a class of this vault, by name (for compiling key paths through links):
+    /// a registered model class, else a class the file stores without one (a runtime class).
+    func schema(named className: String) -> ObjectSchema? { vault.schema(named: className) ?? vault.dynamicSchema(named: className) }
 
     /// Prepares a compiled query now, so that SQLite's objections are a thrown ``QueryError``.
     func prepare(_ sql: String, className: String) throws(QueryError) {

@@ -47,16 +47,7 @@ extension Vault {
 
     /// The schemas of every class reachable from `roots` that this vault has not registered yet.
     func unregisteredClosure(of roots: [ObjectBase.Type]) throws -> [ObjectSchema] {
-        var result: [ObjectSchema] = []
-        var pending = Array(roots.reversed())
-        var seen = Set(schemas.keys)
-        while let type = pending.popLast() {
-            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
-            let schema = try ObjectSchema.schema(for: type)
-            result.append(schema)
-            pending += schema.linkTypes.compactMap { $0 }.reversed()
-        }
-        return result
+        try ObjectSchema.closure(of: roots, excluding: Set(schemas.keys))
     }
 
     /// The Swift types of the classes the file stores, where their recorded names resolve in this process.

@@ -4,11 +4,11 @@ import Foundation
 /// every class, every property schema, every object (matched by primary key, or by
 /// position for classes without one), every value; sets as sets, numbers by value,
 /// key order inside objects irrelevant. Returns human-readable differences (empty = equal).
-struct JSONComparison {
-    private(set) var differences: [String] = []
+public struct JSONComparison {
+    public private(set) var differences: [String] = []
     private let limit = 40
 
-    init(actual: [String: Any], expected: [String: Any]) {
+    public init(actual: [String: Any], expected: [String: Any]) {
         compare(actual["schemaVersion"], expected["schemaVersion"], path: "schemaVersion")
         let actualClasses = actual["classes"] as? [String: Any] ?? [:]
         let expectedClasses = expected["classes"] as? [String: Any] ?? [:]
@@ -98,7 +98,7 @@ struct JSONComparison {
     }
 
     /// A canonical text of a JSON value (for set comparison).
-    static func canonical(_ value: Any) -> String {
+    public static func canonical(_ value: Any) -> String {
         switch value {
         case is NSNull: return "null"
         case let number as NSDecimalNumber:

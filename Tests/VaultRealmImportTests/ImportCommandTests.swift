@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+/// `vault import-realm` and `vault export --format json`, run as a user runs them.
+@Suite("vault import-realm and vault export")
+struct ImportCommandTests {
+    private struct Run {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    private func vault(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = try builtExecutable("vault")
+        process.arguments = arguments
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+                   error: String(decoding: errData, as: UTF8.self))
+    }
+
+    private func keyFile(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("vault.key").path
+        #expect(try vault(["keygen", "--output", path]).status == 0)
+        return path
+    }
+
+    @Test func importThenExportGivesBackTheFixture() throws {
+        let directory = try TemporaryDirectory("import-cli")
+        let key = try keyFile(in: directory)
+        let source = ImportFixtures.url("blog-encrypted.realm").path
+        let destination = directory.file("blog.vault").path
+        let run = try vault(["import-realm", source, destination, "--key-file", key,
+                             "--realm-key-file", ImportFixtures.url("blog-encrypted.key.hex").path])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output == """
+            7180 objects imported into \(destination) from \(source) (file format 24, schema version 3, encrypted)
+              Address: embedded
+              Author: 200 objects
+              Comment: 4980 objects
+              Post: 2000 objects
+
+            """)
+        let exported = directory.file("blog.json")
+        let export = try vault(["export", destination, "--key-file", key, "--format", "json", "--output", exported.path])
+        #expect(export.status == 0, "\(export.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: exported)) as? [String: Any])
+        let differences = ImportFixtures.differences(json, try ImportFixtures.json("blog.json"))
+        #expect(differences.isEmpty, "\(differences)")
+        // To standard output, byte for byte the same document.
+        let toStdout = try vault(["export", destination, "--key-file", key])
+        #expect(toStdout.output == (try String(contentsOf: exported, encoding: .utf8)))
+        #expect(fileMode(exported.path) & 0o077 == 0)
+    }
+
+    @Test func dryRunAndJSON() throws {
+        let directory = try TemporaryDirectory("import-cli")
+        let key = try keyFile(in: directory)
+        let destination = directory.file("never.vault").path
+        let run = try vault(["import-realm", ImportFixtures.url("alltypes.realm").path, destination, "--key-file", key, "--dry-run", "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        // 100 AllTypes and 20 Target objects (embedded objects travel inside them).
+        #expect(summary["objects"] as? Int == 120)
+        #expect(summary["dryRun"] as? Bool == true)
+        #expect(summary["fileFormat"] as? Int == 24)
+        #expect(!FileManager.default.fileExists(atPath: destination))
+    }
+
+    @Test func errorsHaveTheirExitCodes() throws {
+        let directory = try TemporaryDirectory("import-cli")
+        let key = try keyFile(in: directory)
+        let destination = directory.file("x.vault").path
+        let encrypted = ImportFixtures.url("blog-encrypted.realm").path
+        let wrongKey = directory.file("wrong.key")
+        try Data(repeating: 7, count: 64).write(to: wrongKey)
+        let wrong = try vault(["import-realm", encrypted, destination, "--key-file", key, "--realm-key-file", wrongKey.path])
+        #expect(wrong.status == 77)
+        #expect(wrong.error.contains("key"))
+        #expect(try vault(["import-realm", encrypted, destination, "--key-file", key]).status == 77)
+        let foreign = directory.file("foreign.realm")
+        try Data(repeating: 0x41, count: 10_000).write(to: foreign)
+        #expect(try vault(["import-realm", foreign.path, destination, "--key-file", key]).status == 65)
+        #expect(try vault(["import-realm", directory.file("missing.realm").path, destination, "--key-file", key]).status == 66)
+        let badKeyFile = directory.file("short.key")
+        try Data("abc".utf8).write(to: badKeyFile)
+        #expect(try vault(["import-realm", encrypted, destination, "--key-file", key, "--realm-key-file", badKeyFile.path]).status == 78)
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        // An existing destination: 75, untouched.
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: destination))
+        #expect(try vault(["import-realm", ImportFixtures.url("blog.realm").path, destination, "--key-file", key]).status == 75)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data("mine".utf8))
+    }
+
+    /// A process killed in the middle of an import leaves no vault; the next import succeeds.
+    @Test func killedMidImportLeavesNoVault() throws {
+        let directory = try TemporaryDirectory("import-kill")
+        let key = try keyFile(in: directory)
+        let destination = directory.file("bulk.vault").path
+        for delay in [0.05, 0.2, 0.4] {
+            let process = Process()
+            process.executableURL = try builtExecutable("vault")
+            process.arguments = ["import-realm", ImportFixtures.url("bulk.realm").path, destination, "--key-file", key]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal {
+                #expect(!FileManager.default.fileExists(atPath: destination), "killed after \(delay) s")
+            } else {
+                // It finished first: then it is complete.
+                #expect(process.terminationStatus == 0)
+                try FileManager.default.removeItem(atPath: destination)
+            }
+        }
+        let run = try vault(["import-realm", ImportFixtures.url("bulk.realm").path, destination, "--key-file", key])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.hasPrefix("200000 objects imported"))
+    }
+}
