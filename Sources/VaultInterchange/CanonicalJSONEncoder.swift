@@ -55,7 +55,7 @@ struct Encoder {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    private func encode(_ value: InterchangeValue, property: Property) throws -> String {
+    func encode(_ value: InterchangeValue, property: Property) throws -> String {
         switch value {
         case .list(let items) where property.collectionKind != nil, .set(let items) where property.collectionKind != nil:
             return "[" + (try items.map { try element($0, property: property) }).joined(separator: ",") + "]"

@@ -8,16 +8,19 @@ import VaultKit
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write every class and object of a vault as JSON (read-only).",
+        abstract: "Write every class and object of a vault as JSON or CSV (read-only).",
         discussion: """
-        The encoding is the canonical one of shared/fixtures/realm/README.md (and of the
-        VaultInterchange module): classes alphabetical, objects by primary key, dates to the
-        nanosecond. It streams: memory does not grow with the vault.
+        json: the canonical encoding of shared/fixtures/realm/README.md (the VaultInterchange
+        module): classes alphabetical, objects by primary key, dates to the nanosecond; to
+        standard output or --output FILE; `vault import` reads it back.
+        csv: one <Class>.csv per class into --output DIR (required), a `name:type` schema
+        header, lossless cells (null is an empty cell, an empty string is ""). Both stream:
+        memory does not grow with the vault. Output files are created 0600, never overwritten.
         """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case json
+        case json, csv
     }
 
     @Argument(help: "The vault file.")
@@ -28,8 +31,12 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "The output format.")
     var format: Format = .json
 
-    @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output (it must not exist).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("json: a file instead of standard output; csv: the directory for the files. Existing files are never overwritten.", valueName: "path"))
     var output: String?
+
+    func validate() throws {
+        if format == .csv && output == nil { throw ValidationError("--format csv writes one file per class: give the directory with --output") }
+    }
 
     func run() throws {
         do {
@@ -40,11 +47,16 @@ struct ExportCommand: ParsableCommand {
             // Opened without models, at the version it stores: nothing to migrate.
             configuration.schemaVersion = try schemaVersionAtURL(URL(fileURLWithPath: vault), encryptionKey: configuration.encryptionKey)
             let opened = try Vault(configuration: configuration)
+            if format == .csv, let output {
+                try CSVExport.write(opened, toDirectory: URL(fileURLWithPath: output))
+                return
+            }
             let handle: FileHandle
             if let output {
-                guard FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o600]),
+                guard !FileManager.default.fileExists(atPath: output),
+                      FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o600]),
                       let file = FileHandle(forWritingAtPath: output) else {
-                    throw VaultError.io(path: output, detail: "cannot create the output file")
+                    throw VaultError.io(path: output, detail: "the output file exists or cannot be created (nothing is overwritten)")
                 }
                 handle = file
             } else {

@@ -15,6 +15,6 @@ struct VaultCommand: ParsableCommand {
         66 file not found; 74 I/O error; 75 vault in use; 77 wrong key, wrong
         passphrase or unsafe key-file permissions; 78 damaged or unsupported key file.
         """,
-        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, RecoverCommand.self, SchemaCommand.self, ImportRealmCommand.self, ExportCommand.self, RotateKeyCommand.self, RekeyCommand.self, PortCommand.self, DemoCommand.self]
+        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, RecoverCommand.self, SchemaCommand.self, ImportRealmCommand.self, ImportCommand.self, ExportCommand.self, RotateKeyCommand.self, RekeyCommand.self, PortCommand.self, DemoCommand.self]
     )
 }

@@ -100,6 +100,36 @@ struct ImportCommandTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data("mine".utf8))
     }
 
+    @Test func importJSONAndExportCSV() throws {
+        let directory = try TemporaryDirectory("import-cli")
+        let key = try keyFile(in: directory)
+        let first = directory.file("first.vault").path
+        #expect(try vault(["import-realm", ImportFixtures.url("alltypes.realm").path, first, "--key-file", key]).status == 0)
+        let document = directory.file("doc.json").path
+        #expect(try vault(["export", first, "--key-file", key, "--output", document]).status == 0)
+        let second = directory.file("second.vault").path
+        let run = try vault(["import", second, document, "--key-file", key])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output == "120 objects imported into \(second) from \(document) (schema version 1)\n")
+        let again = try vault(["export", second, "--key-file", key])
+        #expect(again.output == (try String(contentsOfFile: document, encoding: .utf8)))
+        // Into an existing vault: refused, untouched.
+        #expect(try vault(["import", second, document, "--key-file", key]).status == 75)
+        // A document that is not JSON: 65, nothing written.
+        let junk = directory.file("junk.json")
+        try Data("{\"schemaVersion\": 1, \"classes\": {".utf8).write(to: junk)
+        let bad = try vault(["import", directory.file("third.vault").path, junk.path, "--key-file", key])
+        #expect(bad.status == 65 && bad.error.contains("malformed JSON"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("third.vault").path))
+
+        // CSV: a directory is required; files are never overwritten.
+        #expect(try vault(["export", second, "--key-file", key, "--format", "csv"]).status == 64)
+        let csv = directory.file("csv").path
+        #expect(try vault(["export", second, "--key-file", key, "--format", "csv", "--output", csv]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: csv).sorted() == ["AllTypes.csv", "Target.csv"])
+        #expect(try vault(["export", second, "--key-file", key, "--format", "csv", "--output", csv]).status == 75)
+    }
+
     /// A process killed in the middle of an import leaves no vault; the next import succeeds.
     @Test func killedMidImportLeavesNoVault() throws {
         let directory = try TemporaryDirectory("import-kill")
