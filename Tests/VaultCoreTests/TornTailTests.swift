@@ -179,6 +179,19 @@ struct RecoverTests {
         #expect(ids == Array(1...9))
         try vault.verify()
     }
+
+    @Test("an empty write-ahead log (a checkpoint truncated it) is intact: nothing to cut")
+    func emptyLogIsIntact() throws {
+        let directory = try TemporaryDirectory("recover-empty")
+        let url = directory.file("e.vault")
+        let key = try MasterKey.generate()
+        let vault = try makeVault(url, key: key, rows: 20)
+        try vault.writeWithoutTransaction { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        vault.close()
+        try Data().write(to: URL(fileURLWithPath: url.path + "-wal"))
+        let report = try VaultMaintenance.recover(vaultAt: url, key: key, dryRun: true)
+        #expect(report.firstDamage == nil && report.droppedFrames == 0 && report.isRecoverable)
+    }
 }
 
 @Suite("Torn rollback journal")

@@ -50,7 +50,9 @@ extension VaultMaintenance {
         _ = try authenticateUnits(ofFile: path, layout: .database, sealer: sealer, failures: &databaseFailures)
         var report = RecoveryReport(firstDamage: nil, keptFrames: 0, droppedFrames: 0, droppedCommits: 0, databaseFailures: databaseFailures, savedLog: nil)
         let walPath = path + "-wal"
-        guard FileManager.default.fileExists(atPath: walPath), let reader = WALFileReader(path: walPath, sealer: sealer) else { return report }
+        // An empty log (left by a checkpoint that truncated it) holds no frames: nothing to scan.
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? NSNumber)?.intValue ?? 0
+        guard walSize > 0, let reader = WALFileReader(path: walPath, sealer: sealer) else { return report }
         let scan = reader.scanForDamage()
         report.firstDamage = scan.firstDamage
         report.keptFrames = Int(scan.keepFrames)
