@@ -26,7 +26,10 @@ import VaultCore
 /// Imports a document in the canonical JSON encoding into a new vault.
 public enum CanonicalJSONImport {
     /// Imports the document at `url` into a new vault at `configuration`'s file.
-    /// - Parameter progress: Called with (objects written, objects in the document) every 1,000 objects and at the end.
+    /// - Parameters:
+    ///   - url: The JSON document (as `vault export --format json` writes it).
+    ///   - configuration: The vault to create (its file must not exist) and its key.
+    ///   - progress: Called with (objects written, objects in the document) every 1,000 objects and at the end.
     /// - Throws: ``JSONImportError``; nothing is written when it throws.
     @discardableResult
     public static func importDocument(at url: URL, into configuration: Vault.Configuration,

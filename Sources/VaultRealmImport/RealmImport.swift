@@ -83,6 +83,12 @@ extension Vault {
     /// Reads every object of a Realm file as an import would — checking the schema
     /// against `objectTypes` when given, decoding and converting every value — and
     /// writes nothing (`vault import-realm --dry-run`).
+    /// - Parameters:
+    ///   - realmURL: The `.realm` file.
+    ///   - encryptionKey: Realm's 64-byte key for an encrypted file; nil for a plain one.
+    ///   - objectTypes: The app's models to check the file against; nil for the file's own schema.
+    ///   - progress: Called as objects are read (every 1,000 objects and at the end).
+    /// - Returns: What an import would bring (``RealmImportSummary/wroteVault`` is false).
     /// - Throws: ``RealmImportError``, as ``importRealm(at:encryptionKey:into:progress:)`` would.
     @discardableResult
     public static func inspectRealm(at realmURL: URL, encryptionKey: Data? = nil, objectTypes: [ObjectBase.Type]? = nil,

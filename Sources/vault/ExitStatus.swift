@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 
 /// The tool's exit codes (sysexits.h values, documented in `vault --help` and the README).
 enum ExitStatus {
@@ -36,6 +37,8 @@ enum ExitStatus {
 func fail(_ error: Error) -> ExitCode {
     let message: String
     let code: Int32
+    // The object layer's entry points throw Realm's error shape; the tool reports what is underneath.
+    let error = (error as? Vault.Error)?.underlyingError ?? error
     switch error {
     case let error as VaultError:
         message = error.description; code = ExitStatus.code(for: error)

@@ -13,7 +13,7 @@ struct BadInputTests {
         let directory = try TemporaryDirectory("bad-config")
         let url = directory.file("c.vault")
         let both = Vault.Configuration(fileURL: url, inMemoryIdentifier: "m", encryptionKey: testKey)
-        #expect(throws: VaultError.self) { try onNewThread { _ = try Vault(configuration: both) } }
+        #expect(throws: Vault.Error.self) { try onNewThread { _ = try Vault(configuration: both) } }
 
         var fileLast = Vault.Configuration(inMemoryIdentifier: "m2", encryptionKey: testKey)
         fileLast.fileURL = url

@@ -152,9 +152,10 @@ struct CollectionTests {
 
     @Test("an originProperty that does not link back is an invalid model")
     func badOrigin() throws {
-        let error = #expect(throws: VaultObjectError.self) {
+        let error = #expect(throws: Vault.Error.self) {
             _ = try Vault(configuration: configuration(.inMemory, scratch, types: [BadOrigin.self, Person.self]))
         }
+        #expect(error?.code == .schemaMismatch && (error?.underlyingError as? VaultObjectError) != nil)
         #expect(error?.description.contains("originProperty 'nope' is not a property of Person that links to BadOrigin") == true)
     }
 

@@ -55,7 +55,7 @@ struct RealmFileAPITests {
 
         var missing = Vault.Configuration(fileURL: directory.file("other.vault"), encryptionKey: testKey, objectTypes: [Ticket.self])
         missing.seedFilePath = directory.file("no-such-seed.vault")
-        #expect(throws: VaultError.self) { _ = try Vault(configuration: missing) }
+        #expect(throws: Vault.Error.self) { _ = try Vault(configuration: missing) }
         #expect(!FileManager.default.fileExists(atPath: directory.file("other.vault").path))
     }
 

@@ -150,7 +150,7 @@ struct CompactOnLaunchTests {
 
         var readOnly = configuration
         readOnly.readOnly = true
-        #expect(throws: VaultError.self) { try onNewThread { [readOnly] in _ = try Vault(configuration: readOnly) } }
+        #expect(throws: Vault.Error.self) { try onNewThread { [readOnly] in _ = try Vault(configuration: readOnly) } }
     }
 }
 

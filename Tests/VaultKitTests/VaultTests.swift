@@ -174,7 +174,7 @@ struct VaultTests {
             (BadMapping.self, "Invalid model BadMapping.missing: propertiesMapping() names a property that is not @Persisted"),
         ]
         for (type, message) in cases {
-            let error = #expect(throws: VaultObjectError.self) {
+            let error = #expect(throws: Vault.Error.self) {
                 _ = try Vault(configuration: configuration(.inMemory, scratch, types: [type]))
             }
             #expect(error?.description.contains(message) == true, "\(type): \(error?.description ?? "no error")")
@@ -192,7 +192,9 @@ struct VaultTests {
                 try db.execute("UPDATE _vaultkit_schema SET definition = replace(definition, 'email string required indexed', 'nickname string optional plain') WHERE class_name = 'Person'")
             }
         }
-        let error = #expect(throws: VaultObjectError.self) { _ = try Vault(configuration: config) }
+        let wrapped = #expect(throws: Vault.Error.self) { _ = try Vault(configuration: config) }
+        #expect(wrapped?.code == .schemaMismatch && wrapped?.errorCode == 10)
+        let error = wrapped?.underlyingError as? VaultObjectError
         guard case .migrationRequired(_, _, _, let differences)? = error else { Issue.record("expected migrationRequired, got \(String(describing: error))"); return }
         #expect(differences == ["Person.email was added (string required indexed)", "Person.nickname was removed (was string optional plain)"])
         #expect(error?.description.contains("Increase schemaVersion") == true)
@@ -204,13 +206,14 @@ struct VaultTests {
 
     @Test("a vault without a key is an error that says how to give one")
     func missingKey() throws {
-        let error = #expect(throws: VaultError.self) {
+        let error = #expect(throws: Vault.Error.self) {
             _ = try Vault(configuration: Vault.Configuration(fileURL: scratch.file("nokey.vault"), objectTypes: [Person.self]))
         }
-        guard case .missingKey? = error else { Issue.record("expected missingKey"); return }
-        #expect(throws: VaultError.self) {
+        guard case .missingKey? = error?.underlyingError as? VaultError else { Issue.record("expected missingKey"); return }
+        let short = #expect(throws: Vault.Error.self) {
             _ = try Vault(configuration: Vault.Configuration(fileURL: scratch.file("short.vault"), encryptionKey: Data(count: 32)))
         }
+        #expect(short?.code == .invalidInput && short?.description.contains("64 bytes") == true)
     }
 }
 
@@ -361,7 +364,11 @@ struct DeleteFilesTests {
         do {
             let vault = try Vault(configuration: configuration)
             try vault.write { vault.add(TItem(1, "one")) }
-            #expect(throws: VaultError.self) { try Vault.deleteFiles(for: configuration) }
+            #expect { try Vault.deleteFiles(for: configuration) } throws: { error in
+                // Realm's code: alreadyOpen; VaultKit's error underneath: inUse.
+                guard let error = error as? Vault.Error, case .inUse? = error.underlyingError as? VaultError else { return false }
+                return error.code == .alreadyOpen
+            }
             #expect(vault.objects(TItem.self).count == 1)
         }
         let url = directory.file("gone.vault")

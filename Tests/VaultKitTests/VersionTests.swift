@@ -86,7 +86,10 @@ struct VersionTests {
         // A different key is never handed the open instance: it opens (and is refused) on its own.
         var wrongKey = first.configuration
         wrongKey.encryptionKey = Data(repeating: 9, count: 64)
-        #expect(throws: VaultError.self) { _ = try Vault(configuration: wrongKey) }
+        #expect { _ = try Vault(configuration: wrongKey) } throws: { error in
+            guard case Vault.Error.invalidDatabase = error else { return false }
+            return true
+        }
         var readOnly = first.configuration
         readOnly.readOnly = true
         #expect(try Vault(configuration: readOnly).session !== first.session)

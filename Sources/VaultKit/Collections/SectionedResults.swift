@@ -120,7 +120,7 @@ public enum SectionedResultsChange<Collection> {
     case update(Collection, deletions: [IndexPath], insertions: [IndexPath], modifications: [IndexPath],
                 sectionsToInsert: IndexSet, sectionsToDelete: IndexSet)
     /// The observation failed and has ended.
-    case error(Error)
+    case error(Swift.Error)
 }
 
 extension Results {

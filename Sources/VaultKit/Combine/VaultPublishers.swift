@@ -13,7 +13,7 @@ public enum _VaultEmission<Value> {
     /// The object was deleted: the publisher finishes.
     case deleted
     /// The observation failed: the publisher fails.
-    case failed(Error)
+    case failed(Swift.Error)
 }
 
 /// Combine publishers for VaultKit's objects, collections and vaults (Realm's
@@ -33,7 +33,7 @@ public enum VaultPublishers {
         /// The object or collection published.
         public typealias Output = Subscribable
         /// Fails only when the observation does (the vault could not be read).
-        public typealias Failure = Error
+        public typealias Failure = Swift.Error
 
         let observe: Observe<_VaultEmission<Subscribable>>
         let queue: DispatchQueue?
@@ -49,7 +49,7 @@ public enum VaultPublishers {
         /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
 
         /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
-        public func receive<S: Subscriber>(subscriber: S) where S.Input == Subscribable, S.Failure == Error {
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Subscribable, S.Failure == Swift.Error {
             let subscription = ObservationSubscription(subscriber, keepsNewestOnly: true)
             subscriber.receive(subscription: subscription)
             subscription.attach(observe(queue) { emission in

@@ -105,7 +105,7 @@ public struct InterchangeEntry: Sendable, Equatable {
 /// Why a value could not be written into a vault: the class and property it was
 /// for and what was wrong with it — never the value itself.
 @_spi(Interchange)
-public struct InterchangeError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct InterchangeError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     /// The class of the object being written.
     public let className: String
     /// The property (its persisted name).

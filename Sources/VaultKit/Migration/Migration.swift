@@ -41,7 +41,7 @@ public final class Migration {
     let newSchemas: [String: ObjectSchema]
     let path: String
     /// The first failure: the rest is skipped and the migration rolled back with it.
-    private(set) var error: Error?
+    private(set) var error: Swift.Error?
     private var deletedClasses: Set<String> = []
 
     init(database: Database, plan: SchemaPlan, schemas: [ObjectSchema], path: String) {
@@ -204,7 +204,7 @@ public final class Migration {
         }
     }
 
-    func record(_ failure: Error) {
+    func record(_ failure: Swift.Error) {
         if error == nil { error = failure }
     }
 

@@ -321,7 +321,7 @@ extension AnyVaultValue: PersistableValue {
 }
 
 /// Why a value cannot be stored in a mixed property.
-enum MixedValueError: Error {
+enum MixedValueError: Swift.Error {
     case tooDeep
     case unmanagedObject
 }

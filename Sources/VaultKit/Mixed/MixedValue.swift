@@ -100,7 +100,7 @@ indirect enum MixedValue: Equatable, Sendable {
 }
 
 /// Why stored bytes are not a mixed value (a corrupt or foreign column).
-struct MixedDecodingError: Error {}
+struct MixedDecodingError: Swift.Error {}
 
 /// The byte-level codec of the layout above.
 enum MixedCodec {

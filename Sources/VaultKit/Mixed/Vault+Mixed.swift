@@ -64,7 +64,7 @@ extension Vault {
     }
 
     /// A mixed-value failure as the error the write reports.
-    func mixedError(_ error: Error, _ owner: String) -> Error {
+    func mixedError(_ error: Swift.Error, _ owner: String) -> Swift.Error {
         switch error {
         case MixedValueError.tooDeep:
             VaultObjectError.invalidValue(className: owner, property: "", reason: "a mixed value nests lists and dictionaries deeper than \(MixedValue.maximumDepth) levels")

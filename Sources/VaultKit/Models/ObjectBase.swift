@@ -40,6 +40,10 @@ open class ObjectBase: CustomStringConvertible {
     /// `["firstName": "first_name"]`. Queries and the API keep using public names.
     open class func propertiesMapping() -> [String: String] { [:] }
 
+    /// The schema VaultKit reads from this class (Realm's `Object.sharedSchema()`);
+    /// nil when the class is not a valid model.
+    public class func sharedSchema() -> ObjectSchema? { try? ObjectSchema.schema(for: self) }
+
     /// Whether the object was deleted from its vault (its properties keep their last values).
     public var isInvalidated: Bool {
         guard let manager else { return false }

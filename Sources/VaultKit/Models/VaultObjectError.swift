@@ -2,7 +2,7 @@
 ///
 /// Storage errors (wrong key, integrity, I/O) are ``VaultError``; a `Vault`
 /// throws either.
-public enum VaultObjectError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum VaultObjectError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     /// A model class cannot be stored as declared (the message names the class and property).
     case invalidModel(className: String, property: String?, reason: String)
     /// The vault's stored schema differs from the code's; the list says how.

@@ -8,7 +8,7 @@ public enum VaultMapChange<Collection: VaultKeyedCollection> {
     /// Keys removed, added, and whose value was written (replaced, or the object it holds written).
     case update(Collection, deletions: [Collection.Key], insertions: [Collection.Key], modifications: [Collection.Key])
     /// The observation failed and has ended.
-    case error(Error)
+    case error(Swift.Error)
 }
 
 /// A collection whose elements are reached by key (``Map``).

@@ -46,7 +46,7 @@ public enum VaultCollectionChange<Collection> {
     /// What changed since the last delivery (several commits may be merged into one).
     case update(Collection, deletions: [Int], insertions: [Int], modifications: [Int])
     /// The observation failed and has ended.
-    case error(Error)
+    case error(Swift.Error)
 }
 
 /// One changed property of an observed object — Realm's `PropertyChange`.
@@ -64,7 +64,7 @@ public struct PropertyChange {
 /// A change to an observed object — Realm's `ObjectChange`.
 public enum ObjectChange<T> {
     /// The observation failed and has ended.
-    case error(Error)
+    case error(Swift.Error)
     /// Properties changed: each written property once (a write of the same value counts, as in Realm).
     case change(T, [PropertyChange])
     /// The object was deleted; the observation has ended.

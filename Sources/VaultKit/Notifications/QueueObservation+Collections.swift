@@ -24,7 +24,7 @@ extension ThreadConfined where Self: SendableMetatype {
     /// `register` there; the returned token cancels the registration whether it
     /// happened yet or not. `failed` runs on `queue` if the vault cannot open.
     func observeOnQueue(_ queue: DispatchQueue, from vault: Vault,
-                        failed: @escaping @Sendable (Error) -> Void,
+                        failed: @escaping @Sendable (Swift.Error) -> Void,
                         register: @escaping @Sendable (Self) -> NotificationToken?) -> NotificationToken {
         let handover = _threadHandover()
         let deferred = DeferredObservation()

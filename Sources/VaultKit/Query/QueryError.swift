@@ -9,7 +9,7 @@
 ///
 /// Messages quote the query text and the property names, never argument values
 /// (arguments may be secrets; the text is the app's own code).
-public struct QueryError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct QueryError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, in words.
     public let reason: String
     /// The UTF-8 offset in the query string where the problem is, when known.

@@ -57,15 +57,19 @@ extension Vault {
 /// `encryptionKey` (64 bytes) through the storage core alone, so it works
 /// whatever models the vault was written with.
 ///
-/// - Throws: what opening throws: the file is missing, not a vault, or the key is wrong.
+/// - Throws: ``Vault/Error``: `.fileNotFound`, or what opening throws (not a vault, a wrong key: `.invalidDatabase`).
 public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
     guard FileManager.default.fileExists(atPath: fileURL.path) else {
-        throw VaultError.invalidConfiguration("no vault at \(fileURL.path)")
+        throw Vault.Error(.fileNotFound, underlyingError: VaultError.fileNotFound(path: fileURL.path))
     }
-    // The storage core only: no class is registered, so no schema check can refuse the file.
-    let configuration = Vault.Configuration(fileURL: fileURL, encryptionKey: encryptionKey, readOnly: true, objectTypes: [])
-    let database = try VaultDatabase(configuration: configuration.databaseConfiguration())
-    return try database.withConnection { db in try SchemaPlan.storedSchemaVersion(on: db) } ?? 0
+    do {
+        // The storage core only: no class is registered, so no schema check can refuse the file.
+        let configuration = Vault.Configuration(fileURL: fileURL, encryptionKey: encryptionKey, readOnly: true, objectTypes: [])
+        let database = try VaultDatabase(configuration: configuration.databaseConfiguration())
+        return try database.withConnection { db in try SchemaPlan.storedSchemaVersion(on: db) } ?? 0
+    } catch {
+        throw Vault.Error.wrapping(error)
+    }
 }
 
 extension ThreadSafeReference {

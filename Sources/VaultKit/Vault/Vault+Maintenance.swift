@@ -11,8 +11,13 @@ extension Vault {
     }
 
     /// Writes a compacted, encrypted copy to `fileURL`, under `encryptionKey` (or this vault's key).
+    /// - Throws: ``Vault/Error`` (`.fileExists` when a file is at `fileURL`: nothing is overwritten).
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
-        try database.writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
+        do {
+            try database.writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
+        } catch {
+            throw Vault.Error.wrapping(error)
+        }
     }
 }
 
@@ -48,11 +53,15 @@ extension Vault {
     /// Deletes the files of the vault `configuration` names (the database and
     /// its companions), as Realm's `Realm.deleteFiles(for:)`; returns whether
     /// anything was deleted. In-memory configurations have no files: false.
-    /// - Throws: `VaultError.inUse` while any vault of that file is open in
-    ///   this process or another (nothing is deleted then).
+    /// - Throws: ``Vault/Error`` with code `.alreadyOpen` (underneath, `VaultError.inUse`) while
+    ///   any vault of that file is open in this process or another (nothing is deleted then).
     @discardableResult
     public static func deleteFiles(for configuration: Configuration) throws -> Bool {
         guard configuration.inMemoryIdentifier == nil, let url = configuration.fileURL else { return false }
-        return try VaultMaintenance.deleteFiles(ofVaultAt: url)
+        do {
+            return try VaultMaintenance.deleteFiles(ofVaultAt: url)
+        } catch {
+            throw Vault.Error.wrapping(error)
+        }
     }
 }

@@ -136,7 +136,7 @@ extension Vault {
     }
 
     /// One row's values (per property), `nil` when the row no longer exists.
-    func loadRow(_ schema: ObjectSchema, rowID: Int64) -> Result<[DatabaseValue]?, Error> {
+    func loadRow(_ schema: ObjectSchema, rowID: Int64) -> Result<[DatabaseValue]?, Swift.Error> {
         Result {
             try withDatabase { db in
                 try schema.statement(.selectByRowID, on: db).fetchAll([.integer(rowID)]).first.map { schema.expand($0.values) }
@@ -166,7 +166,7 @@ extension Vault {
     }
 
     /// A non-throwing read met an error: never return different data.
-    func failRead(_ error: Error, _ context: String) -> Never {
+    func failRead(_ error: Swift.Error, _ context: String) -> Never {
         preconditionFailure("VaultKit could not continue \(context) in \(path): \(error). Run `try vault.verify()` to find such problems as thrown errors.")
     }
 

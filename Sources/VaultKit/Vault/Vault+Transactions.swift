@@ -165,7 +165,7 @@ extension Vault {
     }
 
     /// Records the first error of the current write; `commitWrite` throws it.
-    func deferError(_ error: Error) {
+    func deferError(_ error: Swift.Error) {
         if deferredError == nil { deferredError = error }
     }
 

@@ -62,14 +62,19 @@ public final class Vault {
     ///     suspension points; from the main actor, to the main thread; from
     ///     code that is not isolated, to the calling thread (so in a
     ///     non-isolated `async` function, use it before the next `await`).
+    /// - Throws: ``Vault/Error`` with Realm's code, wrapping VaultKit's error.
     public init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
         self.configuration = configuration
         if let shared = VaultSession.cached(for: configuration, actor: isolation) {
             session = shared
             return
         }
-        session = try VaultSession(configuration: configuration, actor: isolation)
-        try finishOpening()
+        do {
+            session = try VaultSession(configuration: configuration, actor: isolation)
+            try finishOpening()
+        } catch {
+            throw Vault.Error.wrapping(error)
+        }
     }
 
     /// Registers the schema (deleting the vault first if a migration is needed
@@ -107,9 +112,18 @@ public final class Vault {
             self.init(sharing: shared)
             return
         }
-        let session = try VaultSession(configuration: configuration, queue: queue)
+        let session: VaultSession
+        do {
+            session = try VaultSession(configuration: configuration, queue: queue)
+        } catch {
+            throw Vault.Error.wrapping(error)
+        }
         self.init(sharing: session)
-        try finishOpening()
+        do {
+            try finishOpening()
+        } catch {
+            throw Vault.Error.wrapping(error)
+        }
     }
 
     // State kept in the session, read and written by the extensions in Vault+*.swift.
@@ -178,7 +192,7 @@ public final class Vault {
         get { session.borrowingThread }
         set { session.borrowingThread = newValue }
     }
-    var deferredError: Error? {
+    var deferredError: Swift.Error? {
         get { session.deferredError }
         set { session.deferredError = newValue }
     }

@@ -82,7 +82,7 @@ final class VaultSession {
     var borrowedWriter: Database?
     var borrowingThread: UInt = 0
     /// The first error of the current write transaction; `commitWrite` throws it.
-    var deferredError: Error?
+    var deferredError: Swift.Error?
     /// Objects whose rows `add` is inserting, with their row ids (see Vault+Writing: cycles).
     var rowsInProgress: [ObjectIdentifier: Int64?] = [:]
     /// Compiled-query templates of this instance (see QueryTemplates).

@@ -47,15 +47,8 @@ extension LegacyRewriter {
         return TypeSyntax(visited)
     }
 
-    /// Why `Realm.Error` is left as written: VaultKit's errors are other types, with other cases.
-    static let realmErrorReason = "`Realm.Error` has no VaultKit counterpart: catch VaultError (files, keys, storage) and VaultObjectError (schema, migrations, writes) instead"
-
     func renameMemberType(_ node: MemberTypeSyntax) -> TypeSyntax {
-        // `Realm.Error` (`catch let e as Realm.Error`): reported and left as written.
-        if let base = node.baseType.as(IdentifierTypeSyntax.self), base.name.text == "Realm", node.name.text == "Error" {
-            report(node, Self.realmErrorReason)
-            return TypeSyntax(node)
-        }
+        // `Realm.Error` becomes `Vault.Error` (Realm's codes) through the rename of `Realm` below.
         // `Realm.UpdatePolicy` → `UpdatePolicy`, `Realm.Notification` → `VaultNotification`.
         if let base = node.baseType.as(IdentifierTypeSyntax.self), base.name.text == "Realm", base.genericArgumentClause == nil,
            let newName = Self.memberTypeRenames[node.name.text] {
@@ -99,11 +92,7 @@ extension LegacyRewriter {
     }
 
     func renameMemberAccess(_ node: MemberAccessExprSyntax) -> ExprSyntax {
-        // `Realm.Error.fileNotFound`, `Realm.Error(.fail)`: reported and left as written.
-        if let base = node.base?.as(DeclReferenceExprSyntax.self), base.baseName.text == "Realm", node.declName.baseName.text == "Error" {
-            report(node, Self.realmErrorReason)
-            return ExprSyntax(node)
-        }
+        // `Realm.Error.fileNotFound` becomes `Vault.Error.fileNotFound` through the rename of `Realm`.
         if let base = node.base?.as(DeclReferenceExprSyntax.self), base.baseName.text == "Realm",
            let newName = Self.memberTypeRenames[node.declName.baseName.text], node.declName.argumentNames == nil {
             recordChange(node, rule: "type-renames", after: newName)
