@@ -90,7 +90,7 @@ struct DocumentSchema {
         return keyed && schemas.contains { $0.properties.contains { $0.type == .object || $0.type == .mixed } }
     }
 
-    func isRowIDKey(_ property: Property) -> Bool { property.type == .int && !property.isOptional && property.collectionKind == nil }
+    func isRowIDKey(_ property: Property) -> Bool { JSONValueDecoding.isRowIDKey(property) }
 
     static func read(_ url: URL) throws -> DocumentSchema {
         let reader = try JSONStreamReader(url: url)

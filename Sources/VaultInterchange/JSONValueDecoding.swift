@@ -21,8 +21,27 @@ struct KeyTables {
 
 /// JSON values of the canonical encoding into the interchange writer's values.
 struct JSONValueDecoding {
-    let schema: DocumentSchema
-    let keys: KeyTables
+    /// The classes values are decoded for (the document's, or an existing vault's).
+    let classes: (String) -> ObjectSchema?
+    /// The row id of the object a link names (by primary key, or `{"class", "index"}`).
+    let resolve: (ObjectSchema, JSONValue) throws -> Int64
+
+    /// For a new vault: row ids follow the document (see CanonicalJSONImport).
+    init(schema: DocumentSchema, keys: KeyTables) {
+        classes = schema.schema(named:)
+        resolve = { target, json in try Self.documentRowID(of: json, in: target, keys: keys) }
+    }
+
+    /// For an existing vault: `classes` are the vault's, `resolve` finds the target there.
+    init(classes: @escaping (String) -> ObjectSchema?, resolve: @escaping (ObjectSchema, JSONValue) throws -> Int64) {
+        self.classes = classes
+        self.resolve = resolve
+    }
+
+    /// Whether a property is stored as the row id (a required integer primary key).
+    static func isRowIDKey(_ property: Property) -> Bool {
+        property.type == .int && !property.isOptional && property.collectionKind == nil
+    }
 
     /// The text a primary-key value is looked up by.
     static func keyText(_ value: JSONValue) -> String {
@@ -37,7 +56,7 @@ struct JSONValueDecoding {
     func object(_ json: JSONValue, of objectSchema: ObjectSchema, position: Int) throws -> (Int64, [InterchangeValue]) {
         let name = objectName(json, objectSchema, position)
         let values = try fields(json, of: objectSchema, name: name)
-        if let key = objectSchema.primaryKeyProperty, schema.isRowIDKey(key), case .int(let rowID) = values[objectSchema.properties.firstIndex { $0.isPrimaryKey } ?? 0] {
+        if let key = objectSchema.primaryKeyProperty, Self.isRowIDKey(key), case .int(let rowID) = values[objectSchema.properties.firstIndex { $0.isPrimaryKey } ?? 0] {
             return (rowID, values)
         }
         return (Int64(position) + 1, values)
@@ -54,7 +73,9 @@ struct JSONValueDecoding {
         return "at position \(position)"
     }
 
-    private func fields(_ json: JSONValue, of objectSchema: ObjectSchema, name: String) throws -> [InterchangeValue] {
+    /// The values of an object, in `objectSchema`'s order; properties `including` rejects are `.null`, not decoded.
+    func fields(_ json: JSONValue, of objectSchema: ObjectSchema, name: String,
+                including: (Int) -> Bool = { _ in true }) throws -> [InterchangeValue] {
         guard case .object(let members) = json else {
             throw JSONImportError.invalidValue(className: objectSchema.className, object: name, property: "(object)", reason: "\(json.kindName), not an object")
         }
@@ -66,6 +87,7 @@ struct JSONValueDecoding {
                 throw JSONImportError.invalidValue(className: objectSchema.className, object: name, property: key, reason: "the class declares no such property")
             }
             let property = objectSchema.properties[offset]
+            guard including(offset) else { continue }
             do {
                 values[offset] = try self.value(value, property: property)
             } catch let failure as Failure {
@@ -99,24 +121,24 @@ struct JSONValueDecoding {
         switch property.type {
         case .mixed: return try mixed(json)
         case .object:
-            guard let target = property.objectClassName, let targetSchema = schema.schema(named: target) else {
+            guard let target = property.objectClassName, let targetSchema = classes(target) else {
                 throw Failure(reason: "a link to an undeclared class")
             }
             if targetSchema.isEmbedded { return .embedded(try fields(json, of: targetSchema, name: "(embedded)")) }
-            return .link(className: target, rowID: try rowID(of: json, in: targetSchema))
+            return .link(className: target, rowID: try resolve(targetSchema, json))
         default:
             return try plain(json, type: property.type)
         }
     }
 
-    /// The row id of the object a link names: by primary key, or `{"class", "index"}`.
-    private func rowID(of json: JSONValue, in target: ObjectSchema) throws -> Int64 {
+    /// The row id of the object a link names in a new vault: by primary key, or `{"class", "index"}`.
+    static func documentRowID(of json: JSONValue, in target: ObjectSchema, keys: KeyTables) throws -> Int64 {
         if case .number(let index)? = json["index"], json["class"] != nil {
             guard let position = Int64(index), position >= 0 else { throw Failure(reason: "a link with an invalid index") }
             return position + 1
         }
         guard let key = target.primaryKeyProperty else { throw Failure(reason: "a link to \(target.className), which has no primary key, without {\"class\", \"index\"}") }
-        if schema.isRowIDKey(key) {
+        if isRowIDKey(key) {
             guard case .number(let text) = json, let value = Int64(text) else { throw Failure(reason: "a link whose key is not an integer") }
             return value
         }
@@ -133,10 +155,10 @@ struct JSONValueDecoding {
         }
         switch typeName {
         case "object":
-            guard case .string(let className)? = json["class"], let target = schema.schema(named: className), !target.isEmbedded else {
+            guard case .string(let className)? = json["class"], let target = classes(className), !target.isEmbedded else {
                 throw Failure(reason: "a mixed link to an undeclared class")
             }
-            return .link(className: className, rowID: try rowID(of: value, in: target))
+            return .link(className: className, rowID: try resolve(target, value))
         case "list":
             guard case .array(let items) = value else { throw Failure(reason: "a mixed list that is not an array") }
             return .list(try items.map(mixed))
@@ -151,7 +173,7 @@ struct JSONValueDecoding {
         }
     }
 
-    private func plain(_ json: JSONValue, type: PropertyType) throws -> InterchangeValue {
+    func plain(_ json: JSONValue, type: PropertyType) throws -> InterchangeValue {
         func mismatch() -> Failure { Failure(reason: "\(json.kindName) for a \(type.rawValue) value") }
         switch (type, json) {
         case (.int, .number(let text)):

@@ -8,15 +8,18 @@ import VaultKit
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Create a vault from a JSON document written by `vault export --format json`.",
+        abstract: "Import a JSON document written by `vault export --format json` into a vault.",
         discussion: """
-        The vault (which must not exist) takes the document's schema and schema version; it
-        appears complete or not at all, and an error names the class, object and property
-        that failed. The document is read in passes, one object at a time.
+        A new vault takes the document's schema and schema version, and appears complete or
+        not at all. Into an existing vault, the document is merged in one transaction: objects
+        whose primary key the vault holds are updated, the others created, links resolved
+        once every object exists; its classes must be the vault's. Either way an error names
+        the class, object and property that failed, and nothing is written. The document is
+        read in passes, one object at a time.
         """
     )
 
-    @Argument(help: "The vault to create (must not exist).")
+    @Argument(help: "The vault: created if it does not exist, else merged into.")
     var vault: String
 
     @Argument(help: "The JSON document.")
@@ -33,7 +36,15 @@ struct ImportCommand: ParsableCommand {
         do {
             var configuration = Vault.Configuration(fileURL: URL(fileURLWithPath: vault))
             configuration.masterKey = try key.loadKey()
-            summary = try CanonicalJSONImport.importDocument(at: URL(fileURLWithPath: document), into: configuration)
+            configuration.observationTracking = false
+            if FileManager.default.fileExists(atPath: vault) {
+                // Opened without models, at the version it stores: its classes are read from the file.
+                configuration.schemaVersion = try schemaVersionAtURL(URL(fileURLWithPath: vault), encryptionKey: configuration.encryptionKey)
+                let opened = try Vault(configuration: configuration)
+                summary = try CanonicalJSONImport.importDocument(at: URL(fileURLWithPath: document), into: opened)
+            } else {
+                summary = try CanonicalJSONImport.importDocument(at: URL(fileURLWithPath: document), into: configuration)
+            }
         } catch let error as JSONImportError {
             FileHandle.standardError.write(Data("vault: error: \(error.description)\n".utf8))
             switch error {

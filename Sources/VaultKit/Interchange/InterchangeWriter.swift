@@ -19,11 +19,13 @@ import VaultCore
 /// Writes objects into a vault being created by ``Vault/createPopulated(configuration:schemas:schemaVersion:_:)``.
 @_spi(Interchange)
 public final class InterchangeWriter {
-    private let db: Database
+    let db: Database
     /// The classes, in the order given.
     public let schemas: [ObjectSchema]
-    private let schemaByName: [String: ObjectSchema]
+    let schemaByName: [String: ObjectSchema]
     private var statementsByClass: [String: ClassStatements] = [:]
+    /// UPDATE statements by class and written-property mask (InterchangeWriter+Upsert).
+    var updateStatements: [String: Statement] = [:]
     private let timestampStatement: Statement
     /// Objects written so far, embedded objects included.
     public private(set) var objectCount = 0
@@ -91,7 +93,7 @@ public final class InterchangeWriter {
 
     // MARK: Values
 
-    private func columnValue(_ value: InterchangeValue, property: Property, className: String) throws -> DatabaseValue {
+    func columnValue(_ value: InterchangeValue, property: Property, className: String) throws -> DatabaseValue {
         if property.type == .mixed { return MixedCodec.encode(try mixedValue(value, className: className, property: property)) }
         if case .null = value {
             guard property.isOptional || property.type == .object else {
@@ -162,7 +164,7 @@ public final class InterchangeWriter {
         }
     }
 
-    private func writeCollection(_ value: InterchangeValue, property: Property, className: String, owner: Int64,
+    func writeCollection(_ value: InterchangeValue, property: Property, className: String, owner: Int64,
                                  statement: Statement, batches: [Statement]) throws {
         func element(_ item: InterchangeValue) throws -> DatabaseValue {
             if property.type == .mixed { return MixedCodec.encode(try mixedValue(item, className: className, property: property)) }
@@ -219,7 +221,7 @@ public final class InterchangeWriter {
     /// The most list elements one INSERT writes.
     private static let listBatch = 16
 
-    private struct ClassStatements {
+    struct ClassStatements {
         /// Indices of the properties written as columns (the row-id primary key excluded).
         let columnProperties: [Int]
         let insertWithRowID: Statement
@@ -228,7 +230,7 @@ public final class InterchangeWriter {
         let collections: [(Int, Statement, [Statement])]
     }
 
-    private func statements(for schema: ObjectSchema) throws -> ClassStatements {
+    func statements(for schema: ObjectSchema) throws -> ClassStatements {
         if let existing = statementsByClass[schema.className] { return existing }
         let columns = schema.columnIndexes.filter { !schema.properties[$0].isRowIDKey }
         let names = columns.map { quoteIdentifier(schema.properties[$0].storedName) }
