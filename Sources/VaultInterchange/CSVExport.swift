@@ -27,12 +27,18 @@ import VaultCore
 public enum CSVExport {
     /// Writes `<Class>.csv` for each top-level class into `directory` (created if needed;
     /// existing files are never overwritten). Returns the files written.
+    /// - Parameters:
+    ///   - vault: The vault to export.
+    ///   - directory: Where the files go.
+    ///   - progress: Called with (objects written, objects in the vault) every 1,000 objects and at the end.
     /// - Throws: `VaultError.inUse` if a file of that name exists; reading and writing errors.
     @discardableResult
-    public static func write(_ vault: Vault, toDirectory directory: URL) throws -> [URL] {
+    public static func write(_ vault: Vault, toDirectory directory: URL, progress: ((Int, Int) -> Void)? = nil) throws -> [URL] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return try vault.readInterchange { reader in
             var written: [URL] = []
+            let total = progress == nil ? 0 : try reader.schemas.filter { !$0.isEmbedded }.reduce(0) { $0 + (try reader.count(of: $1.className)) }
+            var done = 0
             for schema in reader.schemas where !schema.isEmbedded {
                 let url = directory.appendingPathComponent(schema.className + ".csv")
                 guard !FileManager.default.fileExists(atPath: url.path),
@@ -48,6 +54,8 @@ public enum CSVExport {
                 try reader.forEachObject(of: schema.className) { _, values in
                     let cells = try properties.map { index, property in try CSVText.cell(values[index], property: property, encoder: encoder) }
                     try output.append(cells.joined(separator: ",") + "\r\n")
+                    done += 1
+                    if let progress, done % 1_000 == 0 || done == total { progress(done, total) }
                 }
                 try output.flush()
                 written.append(url)

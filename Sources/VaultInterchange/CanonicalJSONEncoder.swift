@@ -5,6 +5,13 @@ import Foundation
 struct Encoder {
     let reader: InterchangeReader
     let output: BufferedOutput
+    /// Called after each top-level object is written.
+    var objectWritten: (() -> Void)?
+
+    init(reader: InterchangeReader, output: BufferedOutput) {
+        self.reader = reader
+        self.output = output
+    }
 
     func document() throws {
         try output.append("{\"schemaVersion\":\(reader.schemaVersion),\"classes\":{")
@@ -25,6 +32,7 @@ struct Encoder {
         try reader.forEachObject(of: schema.className) { _, values in
             try output.append((first ? "\n" : ",\n") + (try object(values, schema: schema)))
             first = false
+            objectWritten?()
         }
         try output.append("]}")
     }

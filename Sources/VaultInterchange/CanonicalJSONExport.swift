@@ -42,10 +42,25 @@ import VaultCore
 /// ```
 public enum CanonicalJSONExport {
     /// Writes every class and object of `vault`, as of its current version, to `handle`.
+    /// - Parameters:
+    ///   - vault: The vault to export.
+    ///   - handle: Where the document goes.
+    ///   - progress: Called with (objects written, objects in the vault) every 1,000 objects and at the end.
     /// - Throws: `VaultError` from reading; errors writing to the handle.
-    public static func write(_ vault: Vault, to handle: FileHandle) throws {
+    public static func write(_ vault: Vault, to handle: FileHandle, progress: ((Int, Int) -> Void)? = nil) throws {
         let output = BufferedOutput(handle: handle)
-        try vault.readInterchange { reader in try Encoder(reader: reader, output: output).document() }
+        try vault.readInterchange { reader in
+            var encoder = Encoder(reader: reader, output: output)
+            if let progress {
+                let total = try reader.schemas.filter { !$0.isEmbedded }.reduce(0) { $0 + (try reader.count(of: $1.className)) }
+                var done = 0
+                encoder.objectWritten = {
+                    done += 1
+                    if done % 1_000 == 0 || done == total { progress(done, total) }
+                }
+            }
+            try encoder.document()
+        }
         try output.flush()
     }
 

@@ -47,8 +47,12 @@ struct ExportCommand: ParsableCommand {
             // Opened without models, at the version it stores: nothing to migrate.
             configuration.schemaVersion = try schemaVersionAtURL(URL(fileURLWithPath: vault), encryptionKey: configuration.encryptionKey)
             let opened = try Vault(configuration: configuration)
+            // A bar only when the document does not go to the terminal itself.
+            let bar = ProgressBar.onTerminal(unless: output == nil, unit: "objects")
+            defer { bar?.finish() }
+            let progress = bar.map { bar in { (done: Int, total: Int) in bar.update(done, of: total) } }
             if format == .csv, let output {
-                try CSVExport.write(opened, toDirectory: URL(fileURLWithPath: output))
+                try CSVExport.write(opened, toDirectory: URL(fileURLWithPath: output), progress: progress)
                 return
             }
             let handle: FileHandle
@@ -63,7 +67,7 @@ struct ExportCommand: ParsableCommand {
                 handle = FileHandle.standardOutput
             }
             defer { if output != nil { try? handle.close() } }
-            try CanonicalJSONExport.write(opened, to: handle)
+            try CanonicalJSONExport.write(opened, to: handle, progress: progress)
         } catch let error as ExitCode {
             throw error
         } catch {

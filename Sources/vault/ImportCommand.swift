@@ -37,13 +37,16 @@ struct ImportCommand: ParsableCommand {
             var configuration = Vault.Configuration(fileURL: URL(fileURLWithPath: vault))
             configuration.masterKey = try key.loadKey()
             configuration.observationTracking = false
+            let bar = ProgressBar.onTerminal(unless: json, unit: "objects")
+            defer { bar?.finish() }
+            let progress = bar.map { bar in { (done: Int, total: Int) in bar.update(done, of: total) } }
             if FileManager.default.fileExists(atPath: vault) {
                 // Opened without models, at the version it stores: its classes are read from the file.
                 configuration.schemaVersion = try schemaVersionAtURL(URL(fileURLWithPath: vault), encryptionKey: configuration.encryptionKey)
                 let opened = try Vault(configuration: configuration)
-                summary = try CanonicalJSONImport.importDocument(at: URL(fileURLWithPath: document), into: opened)
+                summary = try CanonicalJSONImport.importDocument(at: URL(fileURLWithPath: document), into: opened, progress: progress)
             } else {
-                summary = try CanonicalJSONImport.importDocument(at: URL(fileURLWithPath: document), into: configuration)
+                summary = try CanonicalJSONImport.importDocument(at: URL(fileURLWithPath: document), into: configuration, progress: progress)
             }
         } catch let error as JSONImportError {
             FileHandle.standardError.write(Data("vault: error: \(error.description)\n".utf8))

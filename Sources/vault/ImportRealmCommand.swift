@@ -43,17 +43,16 @@ struct ImportRealmCommand: ParsableCommand {
         } catch {
             throw failImport(error)
         }
-        let showProgress = !json && isatty(STDERR_FILENO) != 0
-        let bar = showProgress ? ProgressBar() : nil
+        let bar = ProgressBar.onTerminal(unless: json, unit: "objects")
         let summary: RealmImportSummary
         do {
             if dryRun {
-                summary = try Vault.inspectRealm(at: URL(fileURLWithPath: source), encryptionKey: realmKey, progress: bar?.update)
+                summary = try Vault.inspectRealm(at: URL(fileURLWithPath: source), encryptionKey: realmKey, progress: bar.map { bar in { bar.update($0.objectsDone, of: $0.objectsTotal) } })
             } else {
                 var configuration = Vault.Configuration(fileURL: URL(fileURLWithPath: destination))
                 configuration.masterKey = try key.loadKey()
                 summary = try Vault.importRealm(at: URL(fileURLWithPath: source), encryptionKey: realmKey,
-                                                into: configuration, progress: bar?.update)
+                                                into: configuration, progress: bar.map { bar in { bar.update($0.objectsDone, of: $0.objectsTotal) } })
             }
         } catch {
             bar?.finish()
@@ -147,23 +146,5 @@ enum RealmKeyFile {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
         default: nil
         }
-    }
-}
-
-/// A one-line progress bar on standard error (only when it is a terminal).
-final class ProgressBar {
-    private var lastPercent = -1
-
-    func update(_ progress: RealmImportProgress) {
-        let percent = Int(progress.fractionCompleted * 100)
-        guard percent != lastPercent else { return }
-        lastPercent = percent
-        let filled = percent / 4
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 25 - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(percent)% \(progress.objectsDone)/\(progress.objectsTotal) objects".utf8))
-    }
-
-    func finish() {
-        if lastPercent >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -39,7 +39,10 @@ struct RekeyCommand: ParsableCommand {
                 print("Dry run: the current key opens \(vault) (\(report.databasePages) pages, \(report.isIntact ? "intact" : "NOT intact")). Nothing changed.")
                 return
             }
-            try VaultMaintenance.rekey(vaultAt: url, from: current, to: replacement)
+            let bar = ProgressBar.onTerminal(unless: false, unit: "bytes copied")
+            defer { bar?.finish() }
+            try VaultMaintenance.rekey(vaultAt: url, from: current, to: replacement,
+                                       progress: bar.map { bar in { bar.update(Int($0), of: Int($1)) } })
             print("Re-encrypted \(vault) under a fresh data key\(replacement == nil ? "" : " and the new master key").")
         } catch {
             throw fail(error)

@@ -20,7 +20,10 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let report: VaultMaintenance.VerificationReport
         do {
-            report = try VaultMaintenance.authenticate(vaultAt: URL(fileURLWithPath: vault), key: try key.loadKey())
+            let bar = ProgressBar.onTerminal(unless: json, unit: "bytes authenticated")
+            defer { bar?.finish() }
+            report = try VaultMaintenance.authenticate(vaultAt: URL(fileURLWithPath: vault), key: try key.loadKey(),
+                                                       progress: bar.map { bar in { bar.update(Int($0), of: Int($1)) } })
         } catch {
             throw fail(error)
         }

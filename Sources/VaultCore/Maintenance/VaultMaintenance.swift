@@ -75,7 +75,8 @@ public enum VaultMaintenance {
     /// after it, the new file is complete. A crash at any instant leaves either
     /// the old vault (old key) or the new one (new key), with all committed data.
     /// - Throws: ``VaultError/inUse(path:detail:)`` while any process has the vault open.
-    public static func rekey(vaultAt url: URL, from currentKey: MasterKey, to newKey: MasterKey?) throws(VaultError) {
+    public static func rekey(vaultAt url: URL, from currentKey: MasterKey, to newKey: MasterKey?,
+                             progress: ((_ bytesWritten: Int64, _ bytesTotal: Int64) -> Void)? = nil) throws(VaultError) {
         let path = try existingVaultPath(url)
         _ = try VaultFileHeader.parse(try readPrefix(of: path, count: VaultFileHeader.blockSize), path: path)
         guard let lock = try VaultUseLock.acquire(vaultPath: path, mode: .exclusive) else {
@@ -95,9 +96,14 @@ public enum VaultMaintenance {
                 context: VaultRegistry.OpenContext(masterKey: currentKey, mayCreate: false))
             guard let db = source else { return }
             _ = try db.fetchOne("SELECT count(*) FROM sqlite_schema")
+            let total = Int64(fileLength(path) ?? 0)
+            let reporter = progress.map { report in RekeyProgress(temporary: temporary, total: total, report: report) }
+            if let reporter { reporter.install(on: db) }
+            defer { reporter?.remove(from: db) }
             try VaultRegistry.$openContext.withValue(VaultRegistry.OpenContext(masterKey: targetKey, mayCreate: true)) { () throws in
                 try db.execute("VACUUM INTO ?", arguments: [.text(temporary)])
             }
+            progress?(total, total)
             do {
                 // The copy starts in rollback-journal mode: make it a WAL vault before it replaces anything.
                 let copy = try Database.open(path: temporary, vfs: VaultVFS.name, readOnly: false,
@@ -210,19 +216,26 @@ public enum VaultMaintenance {
     /// (not only what SQLite would read), then runs SQLite's integrity check.
     /// - Throws: ``VaultError/wrongKey(path:)`` and header errors; unit failures
     ///   are reported, not thrown.
-    public static func authenticate(vaultAt url: URL, key: MasterKey) throws(VaultError) -> VerificationReport {
+    public static func authenticate(vaultAt url: URL, key: MasterKey,
+                                    progress: ((_ bytesDone: Int64, _ bytesTotal: Int64) -> Void)? = nil) throws(VaultError) -> VerificationReport {
         let path = try existingVaultPath(url)
         try refuseIfOpenInThisProcess(path)
         let header = try VaultFileHeader.parse(try readPrefix(of: path, count: VaultFileHeader.blockSize), path: path)
         let dataKey = try header.unlock(masterKey: key, path: path)
         let sealer = UnitSealer(key: try KeyHierarchy.pageKey(dataKey: dataKey), fileSalt: header.fileSalt, suite: header.suite)
         var failures: [IntegrityFailure] = []
-        let pages = try authenticateUnits(ofFile: path, layout: .database, sealer: sealer, failures: &failures)
+        let total = Int64(fileLength(path) ?? 0) + Int64(fileLength(path + "-wal") ?? 0)
+        let pages = try authenticateUnits(ofFile: path, layout: .database, sealer: sealer, failures: &failures) { done in
+            progress?(done, total)
+        }
+        let databaseBytes = Int64(fileLength(path) ?? 0)
         var frames = 0
         var tornTail: [IntegrityFailure] = []
         if FileManager.default.fileExists(atPath: path + "-wal") {
             var walFailures: [IntegrityFailure] = []
-            let units = try authenticateUnits(ofFile: path + "-wal", layout: .wal, sealer: sealer, failures: &walFailures)
+            let units = try authenticateUnits(ofFile: path + "-wal", layout: .wal, sealer: sealer, failures: &walFailures) { done in
+                progress?(databaseBytes + done, total)
+            }
             frames = max(0, (units - 1) / 2)
             let torn = WALFileReader(path: path + "-wal", sealer: sealer).map { reader in walFailures.filter(reader.isTornTail) } ?? []
             tornTail = torn
@@ -251,7 +264,8 @@ public enum VaultMaintenance {
 
     /// Opens every unit of a file, one unit in memory at a time, and records
     /// the failures. Returns the number of units.
-    static func authenticateUnits(ofFile path: String, layout: SealedFileLayout, sealer: UnitSealer, failures: inout [IntegrityFailure]) throws(VaultError) -> Int {
+    static func authenticateUnits(ofFile path: String, layout: SealedFileLayout, sealer: UnitSealer, failures: inout [IntegrityFailure],
+                                  progress: ((_ bytesDone: Int64) -> Void)? = nil) throws(VaultError) -> Int {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw VaultError.io(path: path, detail: "cannot open for reading")
         }
@@ -288,8 +302,10 @@ public enum VaultMaintenance {
             if !opened {
                 failures.append(IntegrityFailure(path: path, location: unit.location, reason: "\(unit.kind.label) failed authentication"))
             }
+            if let progress, units % 256 == 0 { progress(unit.physicalEnd) }
             logical = unit.logicalEnd
         }
+        progress?(fileSize)
         return units
     }
 
@@ -371,5 +387,42 @@ public enum VaultMaintenance {
         } catch {
             throw VaultError.io(path: path, detail: error.localizedDescription)
         }
+    }
+}
+
+/// Reports a rekey's progress from SQLite's progress handler, which runs on the copying
+/// thread every few thousand virtual-machine steps: the new file's size against the old's
+/// (the copy is compacted, so the last report is "done" whatever the sizes).
+private final class RekeyProgress {
+    private let temporary: String
+    private let total: Int64
+    private let report: (Int64, Int64) -> Void
+    private var lastReported = Int64(-1)
+
+    init(temporary: String, total: Int64, report: @escaping (Int64, Int64) -> Void) {
+        self.temporary = temporary
+        self.total = total
+        self.report = report
+    }
+
+    func install(on db: Database) {
+        sqlite3_progress_handler(db.handle, 20_000, { context in
+            guard let context else { return 0 }
+            Unmanaged<RekeyProgress>.fromOpaque(context).takeUnretainedValue().tick()
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func remove(from db: Database) {
+        sqlite3_progress_handler(db.handle, 0, nil, nil)
+    }
+
+    private func tick() {
+        var status = stat()
+        guard stat(temporary, &status) == 0 else { return }
+        let written = min(Int64(status.st_size), total)
+        guard written != lastReported else { return }
+        lastReported = written
+        report(written, total)
     }
 }
