@@ -10,12 +10,11 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write every class and object of a vault as JSON or CSV (read-only).",
         discussion: """
-        json: the canonical encoding of shared/fixtures/realm/README.md (the VaultInterchange
-        module): classes alphabetical, objects by primary key, dates to the nanosecond; to
-        standard output or --output FILE; `vault import` reads it back.
-        csv: one <Class>.csv per class into --output DIR (required), a `name:type` schema
-        header, lossless cells (null is an empty cell, an empty string is ""). Both stream:
-        memory does not grow with the vault. Output files are created 0600, never overwritten.
+        json: the canonical encoding of shared/fixtures/realm/README.md (the VaultInterchange module): classes alphabetical, objects by primary key, dates to the nanosecond; to standard output or --output FILE. `vault import` reads it back.
+
+        csv: one <Class>.csv per class into --output DIR (required), a `name:type` schema header, lossless cells (null is an empty cell, an empty string is "").
+
+        Both stream: memory does not grow with the vault. Output files are created 0600 and never overwritten.
         """
     )
 

@@ -10,12 +10,7 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import a JSON document written by `vault export --format json` into a vault.",
         discussion: """
-        A new vault takes the document's schema and schema version, and appears complete or
-        not at all. Into an existing vault, the document is merged in one transaction: objects
-        whose primary key the vault holds are updated, the others created, links resolved
-        once every object exists; its classes must be the vault's. Either way an error names
-        the class, object and property that failed, and nothing is written. The document is
-        read in passes, one object at a time.
+        A new vault takes the document's schema and schema version, and appears complete or not at all. Into an existing vault, the document is merged in one transaction: objects whose primary key the vault holds are updated, the others created, links resolved once every object exists; its classes must be the vault's. Either way an error names the class, object and property that failed, and nothing is written. The document is read in passes, one object at a time.
         """
     )
 

@@ -11,10 +11,7 @@ struct ImportRealmCommand: ParsableCommand {
         commandName: "import-realm",
         abstract: "Import a Realm file (plain or encrypted) into a new vault, with the file's own schema.",
         discussion: """
-        Reads SOURCE.realm (file formats 22-24: RealmSwift 10.8 and later) without Realm, and
-        writes every class and object into DEST.vault, which must not exist; it appears complete
-        or not at all. An encrypted Realm file needs its 64-byte key in --realm-key-file (the raw
-        64 bytes, or 128 hex characters). --dry-run reads and checks everything and writes nothing.
+        Reads SOURCE.realm (file formats 22-24: RealmSwift 10.8 and later) without Realm, and writes every class and object into DEST.vault, which must not exist; it appears complete or not at all. An encrypted Realm file needs its 64-byte key in --realm-key-file (the raw 64 bytes, or 128 hex characters). --dry-run reads and checks everything and writes nothing.
         """
     )
 
