@@ -228,7 +228,7 @@ private func commitInChildProcess(vaultPath: String, keyData: Data, rowID: Int) 
         let key = try MasterKey(wiping: &bytes)
         let vault = try VaultDatabase(configuration: .init(fileURL: URL(fileURLWithPath: arguments[0]), masterKey: key))
         try vault.write { db in
-            // An insertion: modifications made by other processes are not known yet (README), insertions are exact.
+            // An insertion: a commit of another process is delivered with its insertions exact.
             try db.execute("INSERT INTO \"BenchRow\"(\"_vk_id\", \"name\", \"age\", \"score\", \"created\", \"active\") VALUES (?, 'zz-child', 0, 0, 0, 0)",
                            arguments: [.integer(1_000_000 + rowID)])
             try db.execute("UPDATE _vaultkit_metadata SET value = value + 1 WHERE key = 'commitSequence'")
