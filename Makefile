@@ -1,6 +1,7 @@
 # VaultKit — the two commands of the README quick start, and a few more.
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
-#   make test    install the C libraries if needed, run every test (VaultKit's, then the porting tool's package)
+#   make test    install the C libraries if needed, run every test (VaultKit's, then the porting tool's and the studio's packages;
+#                the studio's browser test runs where Chromium is installed)
 #   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries, Realm import; VaultKit vs GRDB side by side
 #   make docs    the DocC documentation of VaultKit, VaultCore, RealmFileReader, VaultRealmImport and VaultInterchange; a broken symbol link fails it
 
@@ -15,6 +16,7 @@ demo: dependencies
 test: dependencies
 	swift test
 	cd Porting && swift test
+	cd Studio && swift test
 
 bench: dependencies
 	swift run -c release vault-bench storage

@@ -34,12 +34,8 @@ struct KeyOptions: ParsableArguments {
     }
 
     func loadKey() throws -> MasterKey {
-        let passphrase = try passphrase()
-        if let keyFile {
-            return try FileKeyStore.readKeyFile(at: URL(fileURLWithPath: keyFile), passphrase: passphrase).key
-        }
-        guard let keystore, let keyId else { throw ValidationError("no key given") }
-        return try FileKeyStore(directory: URL(fileURLWithPath: keystore), passphrase: passphrase).loadKey(identifier: keyId)
+        try MasterKey.load(keyFile: keyFile.map { URL(fileURLWithPath: $0) }, keyDirectory: keystore.map { URL(fileURLWithPath: $0) },
+                           identifier: keyId, passphrase: try passphrase())
     }
 }
 

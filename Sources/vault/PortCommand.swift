@@ -21,46 +21,10 @@ struct PortCommand: ParsableCommand {
     @Argument(parsing: .captureForPassthrough, help: "The paths and options for vault-port (--dry-run, --json, …).")
     var arguments: [String] = []
 
-    /// EX_UNAVAILABLE (sysexits.h).
-    static let toolUnavailable: Int32 = 69
+    /// The `vault-port` tool (see ``CompanionTool``).
+    static let tool = CompanionTool(name: "vault-port", environmentVariable: "VAULT_PORT", packageFolder: "Porting", reason: "swift-syntax")
 
     func run() throws {
-        guard let tool = Self.locateTool() else {
-            FileHandle.standardError.write(Data("""
-                vault: error: vault port needs the vault-port tool, which is not installed. \
-                It lives in its own package so that apps never build swift-syntax: run \
-                `cd Porting && swift build -c release`, then put Porting/.build/release/vault-port \
-                on your PATH or set VAULT_PORT to its path.\n
-                """.utf8))
-            throw ExitCode(Self.toolUnavailable)
-        }
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = arguments
-        do {
-            try process.run()
-        } catch {
-            FileHandle.standardError.write(Data("vault: error: could not run \(tool.path): \(error.localizedDescription)\n".utf8))
-            throw ExitCode(Self.toolUnavailable)
-        }
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
-    }
-
-    /// `$VAULT_PORT`, then `vault-port` beside this executable, then on `$PATH`.
-    static func locateTool() -> URL? {
-        let environment = ProcessInfo.processInfo.environment
-        let fileManager = FileManager.default
-        if let explicit = environment["VAULT_PORT"], !explicit.isEmpty {
-            return fileManager.isExecutableFile(atPath: explicit) ? URL(fileURLWithPath: explicit) : nil
-        }
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("vault-port"))
-        }
-        for directory in (environment["PATH"] ?? "").split(separator: ":") where !directory.isEmpty {
-            candidates.append(URL(fileURLWithPath: String(directory)).appendingPathComponent("vault-port"))
-        }
-        return candidates.first { fileManager.isExecutableFile(atPath: $0.path) }
+        try Self.tool.run(arguments, for: "port")
     }
 }

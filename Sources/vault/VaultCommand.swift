@@ -11,10 +11,10 @@ struct VaultCommand: ParsableCommand {
         command line. Passphrases come from a file or standard input.
 
         Exit codes: 0 success; 64 usage error; 65 integrity failure or not a vault;
-        69 a tool `vault port` needs is not installed;
+        69 a tool `vault port` or `vault studio` needs is not installed;
         66 file not found; 74 I/O error; 75 vault in use; 77 wrong key, wrong
         passphrase or unsafe key-file permissions; 78 damaged or unsupported key file.
         """,
-        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, RecoverCommand.self, SchemaCommand.self, ImportRealmCommand.self, ImportCommand.self, ExportCommand.self, RotateKeyCommand.self, RekeyCommand.self, PortCommand.self, DemoCommand.self]
+        subcommands: [KeygenCommand.self, InfoCommand.self, VerifyCommand.self, RecoverCommand.self, SchemaCommand.self, ImportRealmCommand.self, ImportCommand.self, ExportCommand.self, RotateKeyCommand.self, RekeyCommand.self, PortCommand.self, StudioCommand.self, DemoCommand.self]
     )
 }

@@ -30,3 +30,28 @@ struct PortCommandTests {
         #expect(run.status == 3)
     }
 }
+
+// `vault studio` hands its arguments to the vault-studio tool (the Studio package) the same way.
+@Suite("vault studio")
+struct StudioCommandTests {
+    @Test("without the vault-studio tool: exit 69 and how to build it")
+    func missingTool() throws {
+        let directory = try TemporaryDirectory("cli-studio-missing")
+        let run = try runVault(["studio", "x.vault", "--key-file", "k"],
+                               environment: ["PATH": directory.url.path, "VAULT_STUDIO": directory.file("none").path], in: directory.url)
+        #expect(run.status == 69)
+        #expect(run.error.contains("cd Studio && swift build -c release"))
+    }
+
+    @Test("with a tool at $VAULT_STUDIO: every argument reaches it, its output and exit status come back")
+    func forwards() throws {
+        let directory = try TemporaryDirectory("cli-studio-forward")
+        let tool = directory.file("vault-studio")
+        try "#!/bin/sh\necho \"args: $*\"\nexit 4\n".write(to: tool, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        let run = try runVault(["studio", "app.vault", "--key-file", "k.key", "--read-only"],
+                               environment: ["PATH": "/usr/bin:/bin", "VAULT_STUDIO": tool.path], in: directory.url)
+        #expect(run.output == "args: app.vault --key-file k.key --read-only\n")
+        #expect(run.status == 4)
+    }
+}

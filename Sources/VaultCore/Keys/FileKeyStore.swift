@@ -218,3 +218,21 @@ public final class FileKeyStore: KeyStore {
         try writeAtomically(bytes, to: url, identifier: identifier)
     }
 }
+
+extension MasterKey {
+    /// Loads a master key as the `vault` tools take it: from a key file (written by
+    /// `vault keygen --output`), or by identifier from a key directory (`--keystore`),
+    /// unsealing it with `passphrase` when it is passphrase-protected.
+    /// - Throws: ``KeyStoreError`` (a missing, damaged or unsafe key file, a wrong
+    ///   passphrase), or ``VaultError/invalidConfiguration(_:)`` when neither source is given.
+    public static func load(keyFile: URL?, keyDirectory: URL?, identifier: String?, passphrase: Passphrase?) throws -> MasterKey {
+        if let keyFile {
+            return try FileKeyStore.readKeyFile(at: keyFile, passphrase: passphrase).key
+        }
+        guard let keyDirectory, let identifier else {
+            throw VaultError.invalidConfiguration("give a key file, or a key directory and the key's identifier")
+        }
+        return try FileKeyStore(directory: keyDirectory, passphrase: passphrase).loadKey(identifier: identifier)
+    }
+}
+

@@ -16,9 +16,9 @@ import Darwin
 ///
 /// ## Topics
 /// - ``rotateMasterKey(ofVaultAt:from:to:)``
-/// - ``rekey(vaultAt:from:to:)``
+/// - ``rekey(vaultAt:from:to:progress:)``
 /// - ``inspect(vaultAt:)``
-/// - ``authenticate(vaultAt:key:)``
+/// - ``authenticate(vaultAt:key:progress:)``
 public enum VaultMaintenance {
     // MARK: - Master-key rotation
 
@@ -29,7 +29,7 @@ public enum VaultMaintenance {
     ///
     /// A rewrap is not revocation: whoever kept the old key and an old copy of
     /// the header can still unwrap the data key. After a suspected compromise,
-    /// use ``rekey(vaultAt:from:to:)``.
+    /// use ``rekey(vaultAt:from:to:progress:)``.
     public static func rotateMasterKey(ofVaultAt url: URL, from currentKey: MasterKey, to newKey: MasterKey) throws(VaultError) {
         let path = try existingVaultPath(url)
         // A file that is not a vault is refused before its lock file is made (nothing left behind).
