@@ -1,10 +1,15 @@
 /// What the studio answers: a status, a content type, a body and extra headers.
 public struct StudioResponse: Sendable, Equatable {
+    /// The HTTP status code.
     public var status: Int
+    /// The `Content-Type` header.
     public var contentType: String
+    /// The body.
     public var body: String
+    /// Further headers (for example `Location` or `Content-Disposition`).
     public var headers: [String: String]
 
+    /// A response.
     public init(status: Int, contentType: String = "text/html; charset=utf-8", body: String, headers: [String: String] = [:]) {
         self.status = status
         self.contentType = contentType

@@ -3,9 +3,12 @@ import Foundation
 /// Maps a request (method, raw path, query string, form body) to a page,
 /// independent of the HTTP server (so tests can call it directly).
 public struct StudioRouter: Sendable {
+    /// The per-run token every path must start with.
     public let token: String
+    /// The vault the pages show.
     public let store: StudioStore
 
+    /// A router for `store`, guarded by `token`.
     public init(token: String, store: StudioStore) {
         self.token = token
         self.store = store
