@@ -137,6 +137,12 @@ final class RealmImporter {
             schemas = mappings.map(\.target)
             runtimeClasses = []
         }
+        // The dry run refuses what the import would: names a vault cannot store.
+        do {
+            try ObjectSchema.checkNames(of: schemas)
+        } catch {
+            throw .unsupportedValue(className: error.className, property: error.property, reason: error.reason)
+        }
     }
 
     /// Authenticates every written page of an encrypted file before anything is read for the

@@ -95,3 +95,46 @@ struct JSONRoundTripTests {
         #expect(try Data(contentsOf: existing) == Data("mine".utf8))
     }
 }
+
+/// Names a vault cannot store are refused before anything is written, naming the class
+/// and property.
+@Suite("JSON import: reserved and clashing names")
+struct ReservedNameTests {
+    private func attempt(_ classes: String) throws -> JSONImportError? {
+        let directory = try TemporaryDirectory("json-names")
+        let file = directory.file("doc.json")
+        try Data("{\"schemaVersion\":0,\"classes\":{\(classes)}}".utf8).write(to: file)
+        let destination = directory.file("out.vault")
+        do {
+            try CanonicalJSONImport.importDocument(at: file, into: ImportFixtures.configuration(destination))
+        } catch {
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            return error
+        }
+        return nil
+    }
+
+    private func property(_ name: String) -> String {
+        "{\"name\":\"\(name)\",\"type\":\"int\",\"optional\":false,\"collection\":null}"
+    }
+
+    @Test func reservedClassNames() throws {
+        for name in ["_vaultkit_schema", "_vk_list_A_b", "sqlite_master"] {
+            guard case .invalidValue(let className, _, _, let reason)? = try attempt("\"\(name)\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[\(property("x"))],\"objects\":[]}") else {
+                Issue.record("\(name) was accepted")
+                continue
+            }
+            #expect(className == name && reason.contains("reserved"))
+        }
+    }
+
+    @Test func clashingNames() throws {
+        let reserved = try attempt("\"A\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[\(property("_vk_id"))],\"objects\":[]}")
+        guard case .invalidValue(_, _, let named, _)? = reserved else { Issue.record("_vk_id was accepted"); return }
+        #expect(named == "_vk_id")
+        let twice = try attempt("\"A\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[\(property("name")),\(property("Name"))],\"objects\":[]}")
+        #expect(twice != nil, "two properties differing by case only were accepted")
+        let classes = try attempt("\"Post\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[],\"objects\":[]},\"post\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[],\"objects\":[]}")
+        #expect(classes != nil, "two classes differing by case only were accepted")
+    }
+}

@@ -53,4 +53,41 @@ extension ObjectSchema {
 
     /// Whether the schema describes a Swift model class (not a runtime class).
     var isModelClass: Bool { type != DynamicObject.self }
+
+    /// Checks that a vault can store `schemas` under their names: each runtime class's
+    /// names (see `checkRuntimeNames`), and no two classes whose names differ by letter
+    /// case alone (SQLite's table names ignore case).
+    /// - Throws: ``InterchangeError`` naming the class and property.
+    @_spi(Interchange)
+    public static func checkNames(of schemas: [ObjectSchema]) throws(InterchangeError) {
+        for schema in schemas where !schema.isModelClass { try schema.checkRuntimeNames() }
+        var tables = Set<String>()
+        for schema in schemas where !tables.insert(schema.className.lowercased()).inserted {
+            throw InterchangeError(className: schema.className, property: "(class)", reason: "another class has the same name but for letter case")
+        }
+    }
+
+    /// Checks a runtime class's names against what a vault can store (model classes are
+    /// checked when their schema is read): the same limits, and no name that would meet
+    /// VaultKit's or SQLite's own tables and columns.
+    func checkRuntimeNames() throws(InterchangeError) {
+        func refuse(_ property: String, _ reason: String) -> InterchangeError {
+            InterchangeError(className: className, property: property, reason: reason)
+        }
+        guard !className.isEmpty, className.utf8.count <= Self.maximumClassNameBytes else {
+            throw refuse("(class)", "class names are 1 to \(Self.maximumClassNameBytes) bytes long (this one has \(className.utf8.count))")
+        }
+        for prefix in ["_vaultkit", "_vk_", "sqlite_"] where className.lowercased().hasPrefix(prefix) {
+            throw refuse("(class)", "class names starting with \(prefix) are reserved")
+        }
+        var seen = Set<String>()
+        for property in properties where !property.isLinkingObjects {
+            guard !property.storedName.isEmpty, property.storedName.utf8.count <= Self.maximumPropertyNameBytes else {
+                throw refuse(property.storedName, "property names are 1 to \(Self.maximumPropertyNameBytes) bytes long")
+            }
+            guard property.storedName.lowercased() != "_vk_id", seen.insert(property.storedName.lowercased()).inserted else {
+                throw refuse(property.storedName, "the name is reserved (_vk_id) or used twice")
+            }
+        }
+    }
 }

@@ -18,6 +18,7 @@ extension Vault {
     @_spi(Interchange)
     public static func createPopulated(configuration: Configuration, schemas: [ObjectSchema], schemaVersion: UInt64,
                                        _ populate: (InterchangeWriter) throws -> Void) throws {
+        try ObjectSchema.checkNames(of: schemas)
         var storage = try configuration.databaseConfiguration()
         // One big transaction: fsyncs at its end, not per page of the write-ahead log.
         storage.synchronous = .normal
