@@ -107,6 +107,7 @@ enum ExactTimestamps {
     static let tableExistsSQL = "SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_timestamps'"
     static let insertSQL = "INSERT OR IGNORE INTO _vaultkit_timestamps(stored, seconds, nanoseconds) VALUES (?, ?, ?)"
     static let selectSQL = "SELECT seconds, nanoseconds FROM _vaultkit_timestamps WHERE stored = ?"
+    static let anyEntrySQL = "SELECT 1 FROM _vaultkit_timestamps LIMIT 1"
 
     /// Records `timestamp` if its stored Double would not give it back; returns the Double.
     static func record(_ timestamp: VaultTimestamp, with statement: Statement) throws(VaultError) -> Double {

@@ -28,8 +28,10 @@ public final class InterchangeReader {
         schemaVersion = (try database.fetchOne(SystemTables.selectSchemaVersionSQL)?[0].int64).map { UInt64(bitPattern: $0) } ?? 0
         schemas = vault.storedSchema.objectSchema.sorted { $0.className < $1.className }
         schemaByName = Dictionary(schemas.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
-        timestampLookup = try database.fetchOne(ExactTimestamps.tableExistsSQL) == nil ? nil
-            : try database.makeStatement(ExactTimestamps.selectSQL)
+        // No entries (most vaults, and imports of whole-microsecond dates): no lookup per date.
+        let hasEntries = try database.fetchOne(ExactTimestamps.tableExistsSQL) != nil
+            && database.fetchOne(ExactTimestamps.anyEntrySQL) != nil
+        timestampLookup = hasEntries ? try database.makeStatement(ExactTimestamps.selectSQL) : nil
     }
 
     /// The schema of `className`.
