@@ -123,11 +123,30 @@ struct ModelPropertyTests {
                 @objc(first_name) dynamic var firstName = ""
                 // vault port: several properties in one declaration; split them first
                 @objc dynamic var a = 0, b = 0
-                // vault port: `RealmOptional` with an initial value cannot be ported; use `@Persisted var x: T? = value`
-                let x = RealmOptional<Int>(5)
+                let x = VaultOptional<Int>(5)
             }
             """)
-        #expect(result.notPortable.map(\.line) == [2, 3, 4])
+        #expect(result.notPortable.map(\.line) == [2, 3])
+    }
+
+    @Test func wrappersOutsideModelDeclarationsKeepRealmsMeaningUnderVaultKitsNames() {
+        let input = """
+            func describe(_ age: RealmOptional<Int>, _ score: RealmProperty<Double?>) -> String {
+                let copy = RealmOptional<Int>()
+                copy.value = age.value
+                return "\\(copy.value ?? 0) \\(score.value ?? 0)"
+            }
+            """
+        let result = Porter.port(source: input, file: "W.swift")
+        #expect(result.ported == """
+            func describe(_ age: VaultOptional<Int>, _ score: VaultProperty<Double?>) -> String {
+                let copy = VaultOptional<Int>()
+                copy.value = age.value
+                return "\\(copy.value ?? 0) \\(score.value ?? 0)"
+            }
+            """)
+        #expect(result.notPortable.isEmpty)
+        #expect(Porter.port(source: result.ported, file: "W.swift").changes.isEmpty)
     }
 
     @Test func modernCodeIsUnchanged() {

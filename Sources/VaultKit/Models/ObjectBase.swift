@@ -21,6 +21,7 @@ open class ObjectBase: CustomStringConvertible {
             let previous = managerReference
             managerReference = newValue.map { Unmanaged.passRetained($0) }
             previous?.release()
+            if let newValue, newValue.schema.hasLegacyProperties { newValue.schema.bindLegacyProperties(of: self) }
         }
     }
 

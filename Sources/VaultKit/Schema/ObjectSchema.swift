@@ -224,6 +224,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         var linkTypes: [ObjectBase.Type?] = []
         var indexByConstruction = [Int](repeating: -1, count: constructed)
         var storedNames = Set<String>()
+        var legacySlots: [LegacySlot] = []
         for found in discovered {
             let name = found.label.hasPrefix("_") ? String(found.label.dropFirst()) : found.label
             let storedName = mapping[name] ?? name
@@ -235,6 +236,9 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
                 throw .invalidModel(className: className, property: name, reason: "the stored name '\(storedName)' is reserved or used twice")
             }
             let collectionType = valueType as? any PersistableCollection.Type
+            if found.isLegacy && (collectionType != nil || valueType._vaultPropertyType == .object) {
+                throw .invalidModel(className: className, property: name, reason: "VaultProperty holds single values: declare links and collections with @Persisted")
+            }
             let collectionKind = collectionType?.collectionKind
             let isBacklink = collectionType != nil && collectionKind == nil
             var linkTarget: String?
@@ -294,7 +298,12 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
                 isPrimaryKey: found.options.primaryKey, isIndexed: found.options.primaryKey || found.options.indexed,
                 objectClassName: linkTarget, collectionKind: collectionKind, originProperty: found.options.originProperty,
                 isEmbeddedLink: isEmbeddedLink))
-            accessors.append(Self.makeAccessor(valueType, offset: found.offset))
+            if found.isLegacy {
+                legacySlots.append(LegacySlot(index: properties.count - 1, offset: found.offset))
+                accessors.append(Self.makeLegacyAccessor(valueType, offset: found.offset))
+            } else {
+                accessors.append(Self.makeAccessor(valueType, offset: found.offset))
+            }
             linkTypes.append(valueType._vaultLinkTarget)
         }
         for name in mapping.keys where !properties.contains(where: { $0.name == name }) {
@@ -316,6 +325,8 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.selectByPrimaryKeySQL = computedSelectByPrimaryKeySQL
         self.selectAllSQL = computedSelectAllSQL
         self.aliasedColumnList = computedAliasedColumnList
+        self.legacySlots = legacySlots
+        self.hasLegacyProperties = !legacySlots.isEmpty
     }
 
     /// The same class's schema, with objects made as `type` (``DynamicObject``
@@ -406,6 +417,11 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     @exclusivity(unchecked) private(set) var selectByPrimaryKeySQL = ""
     @exclusivity(unchecked) private(set) var selectAllSQL = ""
     @exclusivity(unchecked) private(set) var aliasedColumnList = ""
+    /// The class's `let` ``VaultProperty`` wrappers (legacy declarations).
+    private(set) var legacySlots: [LegacySlot] = []
+    /// Whether the class declares any ``VaultProperty``: objects becoming
+    /// managed then tie their wrappers to themselves.
+    @usableFromInline private(set) var hasLegacyProperties = false
 
     /// Per-property values from a row of column values (collections and backlinks hold NULL).
     func expand<C: Collection>(_ columns: C) -> [DatabaseValue] where C.Element == DatabaseValue {

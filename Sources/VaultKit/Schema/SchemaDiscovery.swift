@@ -143,6 +143,9 @@ enum SchemaDiscovery {
         var offset: Int
         var options: PropertyOptions
         var valueType: any PersistableValue.Type
+        /// A `let` ``VaultProperty``: `offset` is where the object holds the
+        /// reference to it, not a `Persisted`.
+        var isLegacy = false
     }
 
     /// Constructs the prototype and discovers the properties of `type`.
@@ -168,7 +171,18 @@ enum SchemaDiscovery {
         while let current = mirror {
             var level: [DiscoveredProperty] = []
             for child in current.children {
-                guard let persisted = child.value as? AnyPersisted, let label = child.label else { continue }
+                guard let label = child.label else { continue }
+                if let legacy = child.value as? any AnyVaultProperty {
+                    let index = legacy.discoveryTag ^ state.seed
+                    guard index < UInt64(count) else {
+                        throw .invalidModel(className: className, property: label, reason: "its VaultProperty was not created with the object (declare it `let \(label) = VaultProperty<…>()`)")
+                    }
+                    let offset = try referenceOffset(of: legacy, in: prototype, className: className, label: label)
+                    level.append(DiscoveredProperty(label: label, constructionIndex: Int(index), offset: offset, options: PropertyOptions(),
+                                                    valueType: type(of: legacy).valueType, isLegacy: true))
+                    continue
+                }
+                guard let persisted = child.value as? AnyPersisted else { continue }
                 let index = persisted.discoveryTag ^ state.seed
                 guard index < UInt64(count) else {
                     throw .invalidModel(className: className, property: label, reason: "its @Persisted value was not created with the object (VaultKit could not discover it)")
@@ -208,7 +222,7 @@ enum SchemaDiscovery {
         var progress = true
         while progress {
             progress = false
-            for property in properties where tagOffsets[property.constructionIndex] < 0 {
+            for property in properties where !property.isLegacy && tagOffsets[property.constructionIndex] < 0 {
                 let viable = candidates[property.constructionIndex].filter { offset in !occupied.contains { $0.contains(offset) } }
                 guard viable.count == 1, let offset = viable.first else { continue }
                 tagOffsets[property.constructionIndex] = offset
@@ -217,7 +231,7 @@ enum SchemaDiscovery {
                 progress = true
             }
         }
-        for i in properties.indices {
+        for i in properties.indices where !properties[i].isLegacy {
             let tagOffset = tagOffsets[properties[i].constructionIndex]
             guard tagOffset >= 0 else {
                 throw .invalidModel(className: className, property: properties[i].label, reason: "VaultKit could not locate the property's storage")
@@ -225,6 +239,27 @@ enum SchemaDiscovery {
             properties[i].offset = tagOffset - persistedTagOffset(properties[i].valueType)
         }
         return (prototype, state.seed, count, properties)
+    }
+
+    /// Where `prototype` holds its reference to `property` (a `let` stored
+    /// property of class type is one pointer-sized word at a fixed offset).
+    private static func referenceOffset(of property: any AnyVaultProperty, in prototype: ObjectBase,
+                                        className: String, label: String) throws(VaultObjectError) -> Int {
+        let address = UInt(bitPattern: ObjectIdentifier(property))
+        var found: [Int] = []
+        withExtendedLifetime(prototype) {
+            let base = Unmanaged.passUnretained(prototype).toOpaque()
+            let size = mallocUsableSize(base)
+            var offset = 16
+            while offset + 8 <= size {
+                if base.load(fromByteOffset: offset, as: UInt.self) == address { found.append(offset) }
+                offset += 8
+            }
+        }
+        guard found.count == 1, let offset = found.first else {
+            throw .invalidModel(className: className, property: label, reason: "VaultKit could not locate the property's storage (declare it `let \(label) = VaultProperty<…>()`)")
+        }
+        return offset
     }
 
     /// How many bytes a `Persisted<Value>` occupies.

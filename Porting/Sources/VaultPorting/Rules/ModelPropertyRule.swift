@@ -129,7 +129,8 @@ extension LegacyRewriter {
         case "RealmOptional", "RealmProperty":
             guard let wrapper, wrapper.arguments.count == 1, let argument = wrapper.arguments.first, call.arguments.isEmpty,
                   call.trailingClosure == nil else {
-                return .report("`\(calleeName)` with an initial value cannot be ported; use `@Persisted var \(name): T? = value`")
+                // With an initial value it stays a wrapper, renamed (VaultOptional/VaultProperty keep Realm's meaning).
+                return .leave
             }
             let valueType = renamedTypeText(argument)
             return .port(.optionalWrapper(type: calleeName == "RealmOptional" ? "\(valueType)?" : valueType))

@@ -27,8 +27,10 @@ extension LegacyRewriter {
         "deleteRealmIfMigrationNeeded": "deleteVaultIfMigrationNeeded",
     ]
 
-    /// Legacy wrappers that only the model-property rule can port.
-    static let legacyWrappers: Set<String> = ["RealmOptional", "RealmProperty"]
+    /// Legacy wrappers: a model property declared with one becomes `@Persisted`
+    /// (the model-property rule); any other mention keeps the wrapper under
+    /// VaultKit's name, which has Realm's meaning (`value`, unmanaged storage).
+    static let legacyWrappers: [String: String] = ["RealmOptional": "VaultOptional", "RealmProperty": "VaultProperty"]
 
     private func renamed(_ token: TokenSyntax, to name: String) -> TokenSyntax {
         token.with(\.tokenKind, .identifier(name))
@@ -41,8 +43,9 @@ extension LegacyRewriter {
             recordChange(node.name, rule: "type-renames", after: newName)
             return TypeSyntax(visited.with(\.name, renamed(visited.name, to: newName)))
         }
-        if Self.legacyWrappers.contains(name) && insideConvertedProperty == 0 {
-            report(node, "`\(name)` is only ported as a model property declared `let x = \(name)<T>()`")
+        if let newName = Self.legacyWrappers[name], insideConvertedProperty == 0 {
+            recordChange(node.name, rule: "type-renames", after: newName)
+            return TypeSyntax(visited.with(\.name, renamed(visited.name, to: newName)))
         }
         return TypeSyntax(visited)
     }
@@ -85,8 +88,9 @@ extension LegacyRewriter {
             recordChange(node, rule: "type-renames", after: newName)
             return ExprSyntax(node.with(\.baseName, renamed(node.baseName, to: newName)))
         }
-        if Self.legacyWrappers.contains(name) && insideConvertedProperty == 0 {
-            report(node, "`\(name)` is only ported as a model property declared `let x = \(name)<T>()`")
+        if let newName = Self.legacyWrappers[name], insideConvertedProperty == 0 {
+            recordChange(node, rule: "type-renames", after: newName)
+            return ExprSyntax(node.with(\.baseName, renamed(node.baseName, to: newName)))
         }
         return ExprSyntax(node)
     }
