@@ -132,11 +132,17 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
         }
     }
 
-    /// Removes the first element.
-    public func removeFirst() { remove(at: 0) }
+    /// Removes the first `number` elements (one by default); the list must hold that many.
+    public func removeFirst(_ number: Int = 1) {
+        precondition(number >= 0 && number <= count, "Cannot remove \(number) elements from a List of \(count)")
+        removeSubrange(0..<number)
+    }
 
-    /// Removes the last element.
-    public func removeLast() { remove(at: count - 1) }
+    /// Removes the last `number` elements (one by default); the list must hold that many.
+    public func removeLast(_ number: Int = 1) {
+        precondition(number >= 0 && number <= count, "Cannot remove \(number) elements from a List of \(count)")
+        removeSubrange((count - number)..<count)
+    }
 
     /// Removes every element.
     public func removeAll() { edit { $0.removeAll() } }
@@ -172,9 +178,19 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
         }
     }
 
+    /// Replaces the elements in any range expression (`0...2`, `3...`) with `newElements`.
+    public func replaceSubrange<C: Collection, R: RangeExpression>(_ subrange: R, with newElements: C) where C.Element == Element, R.Bound == Int {
+        replaceSubrange(subrange.relative(to: 0..<count), with: newElements)
+    }
+
     /// Removes the elements in `bounds`.
     public func removeSubrange(_ bounds: Range<Int>) {
         replaceSubrange(bounds, with: EmptyCollection())
+    }
+
+    /// Removes the elements in any range expression (`0...2`, `3...`).
+    public func removeSubrange<R: RangeExpression>(_ bounds: R) where R.Bound == Int {
+        removeSubrange(bounds.relative(to: 0..<count))
     }
 
     /// Inserts the elements of `newElements` at `index`.

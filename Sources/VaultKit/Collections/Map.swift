@@ -133,10 +133,33 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     }
 
     /// Sets every key of `other` (later values win).
-    public func merge<S: Sequence>(_ other: S, uniquingKeysWith combine: (Value, Value) -> Value = { _, new in new }) where S.Element == (key: Key, value: Value) {
+    public func merge<S: Sequence>(_ other: S) where S.Element == (key: Key, value: Value) {
+        merge(other, uniquingKeysWith: { _, new in new })
+    }
+
+    /// Sets every key of `other`, combining the values of keys present in both with `combine`.
+    public func merge<S: Sequence>(_ other: S, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows where S.Element == (key: Key, value: Value) {
         for (key, value) in other {
-            updateValue(self[key].map { combine($0, value) } ?? value, forKey: key)
+            updateValue(try self[key].map { try combine($0, value) } ?? value, forKey: key)
         }
+    }
+
+    /// The value for the map key `key` (Realm's key-value coding on maps); `nil` when absent.
+    public func value(forKey key: String) -> Any? {
+        guard let mapKey = Key(mapKeyString: key), let value = self[mapKey] else { return nil }
+        return value
+    }
+
+    /// Sets the map key `key` to `value` (a `Value`); `nil` removes the key.
+    /// A value of another type is a programmer error, as in Realm.
+    public func setValue(_ value: Any?, forKey key: String) {
+        guard let mapKey = Key(mapKeyString: key) else { preconditionFailure("'\(key)' is not a key of Map<\(Key.self), \(Value.self)>") }
+        guard let value, !(value is NSNull) else {
+            removeObject(for: mapKey)
+            return
+        }
+        guard let typed = value as? Value else { preconditionFailure("Cannot set a \(type(of: value)) in Map<\(Key.self), \(Value.self)>") }
+        self[mapKey] = typed
     }
 
     /// Sets every key of a dictionary.

@@ -13,6 +13,10 @@ import VaultCore
 /// migration's old object gives a list or set as an array and a map as a
 /// dictionary of its old elements; new objects' collections are not set this
 /// way (use `renameProperty` to move one).
+///
+/// Properties can also be named as members, as in Realm: `oldObject.name` is
+/// `oldObject["name"]`.
+@dynamicMemberLookup
 public final class DynamicObject: Object {
     enum MigrationStorage {
         /// Values read before the migration block could change them, with the stored layout.
@@ -31,6 +35,12 @@ public final class DynamicObject: Object {
         migrationClassName = className
         migrationRowID = rowID
         migrationStorage = storage
+    }
+
+    /// The property `member` (`object.name` is `object["name"]`).
+    public subscript(dynamicMember member: String) -> Any? {
+        get { self[member] }
+        set { self[member] = newValue }
     }
 
     /// The object's class name.

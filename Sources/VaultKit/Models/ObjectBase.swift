@@ -21,7 +21,7 @@ open class ObjectBase: CustomStringConvertible {
             let previous = managerReference
             managerReference = newValue.map { Unmanaged.passRetained($0) }
             previous?.release()
-            if let newValue, newValue.schema.hasLegacyProperties { newValue.schema.bindLegacyProperties(of: self) }
+            if let newValue, newValue.schema.bindsManagedObjects { newValue.schema.bindManagedObject(self) }
         }
     }
 
@@ -40,6 +40,11 @@ open class ObjectBase: CustomStringConvertible {
     /// names differ from their Swift names (for example an existing schema):
     /// `["firstName": "first_name"]`. Queries and the API keep using public names.
     open class func propertiesMapping() -> [String: String] { [:] }
+
+    /// The class's name as the vault stores it (Realm's `Object.className()`).
+    /// VaultKit names a class's table after the Swift class; to store it under
+    /// another name, rename the class and migrate (`vault port` reports overrides).
+    public class func className() -> String { String(describing: self) }
 
     /// The schema VaultKit reads from this class (Realm's `Object.sharedSchema()`);
     /// nil when the class is not a valid model.

@@ -27,6 +27,19 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible,
         return ObjectId(uncheckedBytes: bytes)
     }
 
+    /// An identifier for `timestamp` (whole seconds) with the low three bytes
+    /// of `machineId`, the low two of `processId` and the next counter value
+    /// (Realm's `init(timestamp:machineId:processId:)`, byte for byte).
+    public init(timestamp: Date, machineId: Int, processId: Int) {
+        let seconds = UInt32(truncatingIfNeeded: Int64(timestamp.timeIntervalSince1970.rounded(.down)))
+        let count = ObjectId.counter.withLock { value in value &+= 1; return value } & 0xFFFFFF
+        let machine = UInt32(truncatingIfNeeded: machineId), process = UInt16(truncatingIfNeeded: processId)
+        self.init(uncheckedBytes: [UInt8(seconds >> 24), UInt8(seconds >> 16 & 0xFF), UInt8(seconds >> 8 & 0xFF), UInt8(seconds & 0xFF),
+                                   UInt8(machine & 0xFF), UInt8(machine >> 8 & 0xFF), UInt8(machine >> 16 & 0xFF),
+                                   UInt8(process & 0xFF), UInt8(process >> 8),
+                                   UInt8(count >> 16), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
+    }
+
     /// A new identifier (Realm's `ObjectId()` without arguments generates one).
     public init() { self = ObjectId.generate() }
 

@@ -203,4 +203,7 @@ extension PersistableEnum {
     }
     public static func _vaultDecode(_ value: DatabaseValue) -> Self? { RawValue._vaultDecode(value).flatMap { Self(rawValue: $0) } }
     public var _vaultEncoded: DatabaseValue { rawValue._vaultEncoded }
+
+    /// The first case (what a property declared without a value starts at).
+    public init() { self = Self._vaultDefaultValue() }
 }

@@ -56,7 +56,7 @@ func observeCollection<C: VaultCollection & SendableMetatype>(_ collection: C, k
 
 extension List {
     /// Observes the list with delivery on a serial `queue` (Realm's signature);
-    /// with `queue` nil, as ``observe(keyPaths:_:)``.
+    /// with `queue` nil, as `observe(keyPaths:_:)`.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (VaultCollectionChange<List<Element>>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
@@ -66,7 +66,7 @@ extension List {
 
 extension MutableSet {
     /// Observes the set with delivery on a serial `queue` (Realm's signature);
-    /// with `queue` nil, as ``observe(keyPaths:_:)``.
+    /// with `queue` nil, as `observe(keyPaths:_:)`.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (VaultCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
@@ -76,7 +76,7 @@ extension MutableSet {
 
 extension LinkingObjects {
     /// Observes the linking objects with delivery on a serial `queue` (Realm's
-    /// signature); with `queue` nil, as ``observe(keyPaths:_:)``.
+    /// signature); with `queue` nil, as `observe(keyPaths:_:)`.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (VaultCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
@@ -86,7 +86,7 @@ extension LinkingObjects {
 
 extension AnyVaultCollection {
     /// Observes the wrapped collection with delivery on a serial `queue`
-    /// (Realm's signature); with `queue` nil, as ``observe(keyPaths:_:)``.
+    /// (Realm's signature); with `queue` nil, as `observe(keyPaths:_:)`.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (VaultCollectionChange<AnyVaultCollection<Element>>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }

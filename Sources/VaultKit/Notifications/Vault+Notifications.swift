@@ -133,12 +133,28 @@ extension Vault {
     public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
         let before = commitSequence
         let result = try write(block)
+        skipNotifications(of: tokens, committedAfter: before)
+        return result
+    }
+
+    /// Commits the open write transaction (see ``commitWrite()``) without
+    /// notifying the observations of `tokens` of it, as
+    /// ``write(withoutNotifying:_:)`` does. Realm's `commitWrite(withoutNotifying:)`.
+    @available(*, noasync, message: "a write transaction holds the writer connection on this thread; use write(withoutNotifying:_:) instead")
+    public func commitWrite(withoutNotifying tokens: [NotificationToken]) throws {
+        let before = commitSequence
+        try commitWrite()
+        skipNotifications(of: tokens, committedAfter: before)
+    }
+
+    /// Rebaselines the up-to-date observations of `tokens` past the commit that followed `before`.
+    private func skipNotifications(of tokens: [NotificationToken], committedAfter before: UInt64) {
+        guard !tokens.isEmpty else { return }
         let skipped = Set(tokens.map(ObjectIdentifier.init))
         for observation in session.observations where observation.isActive && observation.deliveredSequence == before {
             guard let token = observation.token, skipped.contains(ObjectIdentifier(token)) else { continue }
             observation.rebaseline(in: self)
         }
-        return result
     }
 }
 
@@ -262,7 +278,7 @@ extension List {
 }
 
 extension MutableSet {
-    /// Observes the set, as ``List/observe(keyPaths:_:)`` does.
+    /// Observes the set, as `List.observe(keyPaths:_:)` does.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
         guard let binding else { preconditionFailure("Only a managed MutableSet can be observed: add its owner to a vault first") }
         return binding.vault.register(binding.observation(self, keyPaths: keyPaths, block: block))

@@ -11,15 +11,19 @@ struct LegacySlot: Sendable {
 }
 
 extension ObjectSchema {
-    /// Ties each ``VaultProperty`` of `object` (an instance of this schema's
-    /// class) to the object, so that its `value` reads and writes the vault.
-    /// Called when the object becomes managed.
+    /// Called when `object` (an instance of this schema's class) becomes
+    /// managed: ties each ``VaultProperty`` to the object, so that its `value`
+    /// reads and writes the vault, and marks a Codable model's `Persisted`
+    /// storage as managed (see `Persisted.encode(to:)`).
     @usableFromInline
-    func bindLegacyProperties(of object: ObjectBase) {
-        // Only an instance of the class itself has the wrappers at these offsets.
+    func bindManagedObject(_ object: ObjectBase) {
+        // Only an instance of the class itself has its properties at these offsets.
         guard Swift.type(of: object) == type else { return }
         withExtendedLifetime(object) {
             let base = Unmanaged.passUnretained(object).toOpaque()
+            for offset in managedTagOffsets {
+                base.storeBytes(of: SchemaDiscovery.managedTag, toByteOffset: offset, as: UInt64.self)
+            }
             for slot in legacySlots {
                 let reference = base.load(fromByteOffset: slot.offset, as: UnsafeRawPointer?.self)
                 guard let reference,

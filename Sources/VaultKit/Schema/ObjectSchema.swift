@@ -326,7 +326,10 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.selectAllSQL = computedSelectAllSQL
         self.aliasedColumnList = computedAliasedColumnList
         self.legacySlots = legacySlots
-        self.hasLegacyProperties = !legacySlots.isEmpty
+        // A Codable model's managed objects mark their `Persisted` storage, so that
+        // synthesized `encode(to:)` refuses them instead of encoding stale values.
+        self.managedTagOffsets = type is any Encodable.Type ? discovered.filter { !$0.isLegacy }.map(\.tagOffset) : []
+        self.bindsManagedObjects = !legacySlots.isEmpty || !managedTagOffsets.isEmpty
     }
 
     /// The same class's schema, with objects made as `type` (``DynamicObject``
@@ -419,9 +422,11 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     @exclusivity(unchecked) private(set) var aliasedColumnList = ""
     /// The class's `let` ``VaultProperty`` wrappers (legacy declarations).
     private(set) var legacySlots: [LegacySlot] = []
-    /// Whether the class declares any ``VaultProperty``: objects becoming
-    /// managed then tie their wrappers to themselves.
-    @usableFromInline private(set) var hasLegacyProperties = false
+    /// Where a Codable model's instances hold each `Persisted`'s discovery tag.
+    private(set) var managedTagOffsets: [Int] = []
+    /// Whether objects becoming managed need ``bindManagedObject(_:)``: the
+    /// class declares a ``VaultProperty``, or is `Encodable`.
+    @usableFromInline private(set) var bindsManagedObjects = false
 
     /// Per-property values from a row of column values (collections and backlinks hold NULL).
     func expand<C: Collection>(_ columns: C) -> [DatabaseValue] where C.Element == DatabaseValue {

@@ -60,6 +60,11 @@ enum SchemaDiscovery {
         return Key(key: key)
     }()
 
+    /// What a Codable model's managed objects hold in their `Persisted`
+    /// tags (see `ObjectSchema.bindManagedObject(_:)`); never read as a
+    /// discovery tag, which only prototypes (never managed) use.
+    static let managedTag = UInt64.max
+
     /// The tag for the `Persisted` being initialised: 0 outside discovery.
     @usableFromInline
     static func nextTag() -> UInt64 {
@@ -146,6 +151,8 @@ enum SchemaDiscovery {
         /// A `let` ``VaultProperty``: `offset` is where the object holds the
         /// reference to it, not a `Persisted`.
         var isLegacy = false
+        /// Where the `Persisted`'s discovery tag sits in every instance (-1 for legacy properties).
+        var tagOffset = -1
     }
 
     /// Constructs the prototype and discovers the properties of `type`.
@@ -237,6 +244,7 @@ enum SchemaDiscovery {
                 throw .invalidModel(className: className, property: properties[i].label, reason: "VaultKit could not locate the property's storage")
             }
             properties[i].offset = tagOffset - persistedTagOffset(properties[i].valueType)
+            properties[i].tagOffset = tagOffset
         }
         return (prototype, state.seed, count, properties)
     }

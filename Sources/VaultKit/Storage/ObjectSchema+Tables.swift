@@ -58,7 +58,9 @@ extension ObjectSchema {
             var valueColumn = "\"value\" \(property.type.columnAffinity)"
             if !property.isOptional { valueColumn += " NOT NULL" }
             if let target = property.objectClassName {
-                valueColumn += " REFERENCES \(quoteIdentifier(target))(\"_vk_id\") ON DELETE CASCADE"
+                // Deleting an object removes it from lists and sets; a map keeps the key, now nil (Realm's rule).
+                let action = property.collectionKind == .map ? "SET NULL" : "CASCADE"
+                valueColumn += " REFERENCES \(quoteIdentifier(target))(\"_vk_id\") ON DELETE \(action)"
             }
             let owner = "\"_vk_owner\" INTEGER NOT NULL REFERENCES \(tableName)(\"_vk_id\") ON DELETE CASCADE"
             switch property.collectionKind {

@@ -165,3 +165,23 @@ extension Vault {
         }
     }
 }
+
+extension Vault.Error: Equatable {
+    /// Realm's error for a completion that produced neither a result nor an error.
+    public static let callFailed = Vault.Error(.fail, underlyingError: VaultError.misuse("Call failed"))
+
+    /// The file the failure concerns, when the underlying error names one (Realm's `fileURL`).
+    public var fileURL: URL? {
+        guard let error = underlyingError as? VaultError else { return nil }
+        switch error {
+        case .missingKey(let path), .wrongKey(let path), .notAVault(let path, _), .unsupportedFormat(let path, _),
+             .readOnly(let path, _), .fileNotFound(let path), .io(let path, _), .inUse(let path, _):
+            return URL(fileURLWithPath: path)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether both have the same code (Realm compares codes, not messages).
+    public static func == (lhs: Vault.Error, rhs: Vault.Error) -> Bool { lhs.code == rhs.code }
+}

@@ -46,6 +46,12 @@ public final class Vault {
         try self.init(configuration: .defaultConfiguration, isolation: isolation)
     }
 
+    /// Opens the vault of `Vault.Configuration.defaultConfiguration` confined to
+    /// `queue` (see ``init(configuration:queue:)``), or to the calling thread with `nil`.
+    public convenience init(queue: DispatchQueue?) throws {
+        try self.init(configuration: .defaultConfiguration, queue: queue)
+    }
+
     /// Opens (creating if needed) the vault described by `configuration`, and
     /// checks the stored schema against the code's.
     ///
@@ -105,7 +111,12 @@ public final class Vault {
     /// `Realm(configuration:queue:)`): every block run on that queue shares this
     /// instance, whichever thread runs it, and notifications registered on it
     /// are delivered there by themselves. Call it from a block on `queue`.
-    public convenience init(configuration: Configuration, queue: DispatchQueue) throws {
+    /// With `nil`, the vault is confined to the calling thread.
+    public convenience init(configuration: Configuration, queue: DispatchQueue?) throws {
+        guard let queue else {
+            try self.init(configuration: configuration, isolation: nil)
+            return
+        }
         dispatchPrecondition(condition: .onQueue(queue))
         VaultSession.confine(to: queue)
         if let shared = VaultSession.cached(for: configuration) {

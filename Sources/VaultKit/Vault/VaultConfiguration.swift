@@ -125,7 +125,9 @@ extension Vault {
         /// A configuration for an encrypted file.
         public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil, encryptionKey: Data? = nil,
                     readOnly: Bool = false, schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil,
-                    deleteVaultIfMigrationNeeded: Bool = false, objectTypes: [ObjectBase.Type]? = nil) {
+                    deleteVaultIfMigrationNeeded: Bool = false,
+                    shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil,
+                    objectTypes: [ObjectBase.Type]? = nil, seedFilePath: URL? = nil) {
             self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
             self.inMemoryIdentifier = inMemoryIdentifier
             // Realm silently keeps the in-memory one; writes would vanish at close. Refuse instead.
@@ -134,7 +136,9 @@ extension Vault {
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock
             self.deleteVaultIfMigrationNeeded = deleteVaultIfMigrationNeeded
+            self.shouldCompactOnLaunch = shouldCompactOnLaunch
             self.objectTypes = objectTypes
+            self.seedFilePath = seedFilePath
             self.encryptionKey = encryptionKey   // through the setter: copied into a MasterKey
         }
 
