@@ -3,7 +3,7 @@
 #   make test    install the C libraries if needed, run every test (VaultKit's, then the porting tool's and the studio's packages;
 #                the studio's browser test runs where Chromium is installed)
 #   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries, Realm import; VaultKit vs GRDB side by side
-#   make docs    the DocC documentation of VaultKit, VaultCore, RealmFileReader, VaultRealmImport and VaultInterchange; a broken symbol link fails it
+#   make docs    the DocC documentation of VaultKit, VaultCore, RealmFileReader, VaultRealmImport, VaultInterchange and VaultSync; a broken symbol link fails it
 
 .PHONY: dependencies demo test bench docs clean
 
@@ -28,7 +28,7 @@ bench: dependencies
 	cd Benchmarks && swift run -c release side-by-side
 
 docs: dependencies
-	swift package generate-documentation --target VaultKit --target VaultCore --target RealmFileReader --target VaultRealmImport --target VaultInterchange --warnings-as-errors
+	swift package generate-documentation --target VaultKit --target VaultCore --target RealmFileReader --target VaultRealmImport --target VaultInterchange --target VaultSync --warnings-as-errors
 
 clean:
 	rm -rf .build vault-demo

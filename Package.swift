@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "RealmFileReader", targets: ["RealmFileReader"]),
         .library(name: "VaultRealmImport", targets: ["VaultRealmImport"]),
         .library(name: "VaultInterchange", targets: ["VaultInterchange"]),
+        // Sync between a user's devices: change sets, merge rules, sealing, the transport boundary.
+        .library(name: "VaultSync", targets: ["VaultSync"]),
         .executable(name: "vault", targets: ["vault"]),
         .executable(name: "vault-bench", targets: ["vault-bench"]),
         .executable(name: "vaultkit-demo", targets: ["vaultkit-demo"]),
@@ -72,6 +74,10 @@ let package = Package(
         ),
 
         .target(
+            name: "VaultSync",
+            dependencies: ["VaultCore", "CSodium"]
+        ),
+        .target(
             name: "VaultInterchange",
             dependencies: ["VaultKit", "VaultCore"]
         ),
@@ -130,6 +136,10 @@ let package = Package(
             dependencies: ["VaultRealmImport", "VaultInterchange", "VaultKit", "VaultCore", "RealmFileReader",
                            "VaultTestSupport", "vault"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "VaultSyncTests",
+            dependencies: ["VaultSync", "VaultCore", "VaultTestSupport"]
         ),
         .testTarget(
             name: "VaultKitTests",

@@ -1,0 +1,30 @@
+/// What can go wrong with sync data: every case says what a person can act
+/// on, and none carries a key or a stored value.
+public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Bytes that are not a change set of a known format (truncated, corrupt, or from a newer version).
+    case malformedChangeSet(String)
+    /// A sealed change set failed authentication: altered, sealed under another key,
+    /// or presented for another space, device or sequence than it was sealed for.
+    case authenticationFailed(device: SyncDeviceID, sequence: UInt64)
+    /// A sealed change set names a key id this device does not hold.
+    case unknownKey(keyID: UInt32)
+    /// A sync key that is not 32 bytes.
+    case invalidKey(String)
+    /// libsodium could not be initialised.
+    case cryptoUnavailable
+
+    public var description: String {
+        switch self {
+        case .malformedChangeSet(let reason):
+            return "not a valid change set: \(reason)"
+        case .authenticationFailed(let device, let sequence):
+            return "change set \(sequence) of device \(device) failed authentication: it was altered, or sealed under another sync key, space or identity; it was not applied"
+        case .unknownKey(let keyID):
+            return "change set sealed under sync key \(keyID), which this device does not hold: add that key to the key store"
+        case .invalidKey(let reason):
+            return "invalid sync key: \(reason)"
+        case .cryptoUnavailable:
+            return "libsodium could not be initialised"
+        }
+    }
+}

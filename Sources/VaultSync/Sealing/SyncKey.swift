@@ -1,0 +1,70 @@
+import CSodium
+import Foundation
+
+/// The key a user's devices share to seal change sets: 32 random bytes
+/// (libsodium's `crypto_kdf_KEYBYTES`). It never leaves the devices: a relay
+/// stores only what it seals.
+///
+/// The bytes are copied into memory the type wipes when released
+/// (`sodium_memzero`); `description` never shows them.
+public final class SyncKey: Sendable, CustomStringConvertible {
+    /// The key's length in bytes.
+    public static let byteCount = Int(crypto_kdf_KEYBYTES)
+    // Immutable after init; wiped in deinit, when nothing else can read it.
+    private nonisolated(unsafe) let storage: UnsafeMutableRawBufferPointer
+
+    /// A key from 32 bytes (for example `SyncConfiguration.syncKey`, or a key store's).
+    public init(bytes: Data) throws(SyncError) {
+        guard bytes.count == Self.byteCount else { throw .invalidKey("a sync key has \(Self.byteCount) bytes, this one \(bytes.count)") }
+        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.byteCount, alignment: 16)
+        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+    }
+
+    /// A new random key.
+    public static func generate() throws(SyncError) -> SyncKey {
+        guard sodium_init() >= 0 else { throw .cryptoUnavailable }
+        var bytes = Data(count: byteCount)
+        bytes.withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { randombytes_buf(base, byteCount) }
+        }
+        defer { bytes.resetBytes(in: 0..<bytes.count) }
+        return try SyncKey(bytes: bytes)
+    }
+
+    deinit {
+        sodium_memzero(storage.baseAddress, storage.count)
+        storage.deallocate()
+    }
+
+    /// Reads the key's bytes for the duration of `body`.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(SyncError) -> R) throws(SyncError) -> R {
+        try body(UnsafeRawBufferPointer(storage))
+    }
+
+    public var description: String { "SyncKey(32 bytes, redacted)" }
+}
+
+/// A sync space: the devices of one user (or one shared data set) that sync
+/// with each other. Its 16 random bytes name it to the relay.
+public struct SyncSpaceID: Hashable, Sendable, CustomStringConvertible {
+    /// The 16 bytes.
+    public let bytes: [UInt8]
+
+    /// The space named by 16 bytes; nil for any other length.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// A new random space id.
+    public static func generate() -> SyncSpaceID {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        _ = sodium_init()
+        randombytes_buf(&bytes, 16)
+        return SyncSpaceID(unchecked: bytes)
+    }
+
+    private init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+
+    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+}
