@@ -40,14 +40,25 @@ extension Vault {
     /// The managed object (of exactly `schema`'s class) whose encoded primary key is `key`.
     func object(_ schema: ObjectSchema, primaryKey key: DatabaseValue) -> ObjectBase? {
         if isAbsent(schema.className) { return nil }
+        // Inside a write every change moves the version: the cache would only churn.
+        let cache = isInWriteTransaction ? nil : session.primaryKeyCache
+        let version = contentVersion
+        if let cache, let cached = cache.lookup(schema, key, version: version) {
+            return cached.map { materialize(schema, rowID: $0.rowID, values: $0.values) }
+        }
         do {
-            return try withDatabase { db -> ObjectBase? in
+            let object = try withDatabase { db -> ObjectBase? in
                 let statement = try schema.statement(.selectByPrimaryKey, on: db)
                 try statement.bind(single: key)
                 defer { statement.reset() }
                 guard try statement.step() else { return nil }
                 return materializeCurrentRow(schema, statement, RowContext(vault: self))
             }
+            if let cache, version == contentVersion {
+                let row = object?.manager.map { PrimaryKeyCache.Row(rowID: $0.rowID, values: Array(UnsafeBufferPointer(start: $0.storage, count: schema.properties.count))) }
+                cache.store(row, schema, key, version: version)
+            }
+            return object
         } catch {
             failRead(error, "looking up \(schema.className)")
         }

@@ -78,6 +78,8 @@ final class VaultSession {
     var writeDepth = 0
     /// Property writes to one row not yet sent to SQLite (see Vault+PendingUpdates).
     var pendingUpdate: PendingRowUpdate?
+    /// Rows looked up by primary key at the current content version (see PrimaryKeyCache).
+    let primaryKeyCache = PrimaryKeyCache()
     /// The writer connection, held from `beginWrite` to commit or cancel, and the thread holding it.
     var borrowedWriter: Database?
     var borrowingThread: UInt = 0
