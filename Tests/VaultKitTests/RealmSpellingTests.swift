@@ -44,6 +44,11 @@ struct RealmSpellingTests {
         #expect(SpellingItem.sharedSchema()?.isAsymmetric == false)
         #expect(SpellingItem.sharedSchema()?["amount"]?.type == .decimal128)
         #expect(Status() == .active)
+        // Enums compare by raw value, as Realm's do.
+        #expect([Priority.high, .low].sorted() == [.low, .high] && Status.active < Status.archived)
+        let priorities = List<Priority>()
+        priorities.append(objectsIn: [.high, .low, .high])
+        #expect(priorities.min() == .low && priorities.max() == .high)
     }
 
     @Test("freeze/thaw/delete helpers on Vault, commitWrite(withoutNotifying:)")

@@ -193,7 +193,9 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
 /// @Persisted var previous: Status?
 /// ```
 /// A property declared without an initial value starts at the first case.
-public protocol PersistableEnum: PersistableValue, RawRepresentable, CaseIterable where RawValue: PersistableValue {}
+/// Cases compare by raw value (Realm's rule), so enums sort and have a
+/// `min()`/`max()` as their stored values do.
+public protocol PersistableEnum: MinMaxType, RawRepresentable, CaseIterable where RawValue: PersistableValue & Comparable {}
 
 extension PersistableEnum {
     public static var _vaultPropertyType: PropertyType { RawValue._vaultPropertyType }
@@ -206,4 +208,7 @@ extension PersistableEnum {
 
     /// The first case (what a property declared without a value starts at).
     public init() { self = Self._vaultDefaultValue() }
+
+    /// Whether `lhs`'s raw value is smaller than `rhs`'s.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
