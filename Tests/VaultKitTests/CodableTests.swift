@@ -21,6 +21,36 @@ final class CodableOwner: Object, Codable {
     @Persisted var scores: Map<String, Double>
 }
 
+final class CodableEmbedded: EmbeddedObject, Codable {
+    @Persisted var value = 0
+}
+
+/// Every kind Realm's Codable models cover, in Realm's JSON forms.
+final class CodableEverything: Object, Codable {
+    @Persisted var string: String
+    @Persisted var data: Data
+    @Persisted var date: Date
+    @Persisted var int8: Int8
+    @Persisted var float: Float
+    @Persisted var double: Double
+    @Persisted var bool: Bool
+    @Persisted var decimal: Decimal128
+    @Persisted var decimalNumber: Decimal128
+    @Persisted var objectId: ObjectId
+    @Persisted var uuid: UUID
+    @Persisted var intOpt: Int?
+    @Persisted var decimalOpt: Decimal128?
+    @Persisted var objectOpt: CodablePet?
+    @Persisted var embeddedOpt: CodableEmbedded?
+    @Persisted var decimalList: List<Decimal128>
+    @Persisted var intOptList: List<Int?>
+    @Persisted var objectList: List<CodablePet>
+    @Persisted var embeddedList: List<CodableEmbedded>
+    @Persisted var uuidSet: MutableSet<UUID>
+    @Persisted var doubleOptMap: Map<String, Double?>
+    var legacy = VaultOptional<Int>()   // `var`, as in Realm's Codable legacy models, so that it decodes
+}
+
 @Suite("Codable models")
 struct CodableTests {
     let json = Data("""
@@ -63,6 +93,41 @@ struct CodableTests {
         #expect(try JSONDecoder().decode([String].self, from: JSONEncoder().encode(fetched.tags)) == ["a", "b"])
         #expect(try JSONDecoder().decode([String: Double].self, from: JSONEncoder().encode(fetched.scores)) == ["math": 9.5])
         #expect(try JSONDecoder().decode([CodablePetName].self, from: JSONEncoder().encode(vault.objects(CodablePet.self).map { CodablePet(value: $0) })).map(\.name) == ["Rex"])
+    }
+
+    @Test("Realm's JSON forms decode (decimals as strings or numbers, ids as hex, dates as seconds, data as base64) and encode back")
+    func realmForms() throws {
+        let json = Data("""
+            {"string": "abc", "data": "\(Data("def".utf8).base64EncodedString())", "date": 2.5, "int8": 123,
+             "float": 2.5, "double": 2.5, "bool": true, "decimal": "1.5e2", "decimalNumber": 2.2,
+             "objectId": "1234567890abcdef12345678", "uuid": "00000000-0000-0000-0000-000000000000",
+             "intOpt": null, "objectOpt": {"name": "Rex"}, "embeddedOpt": {"value": 5},
+             "decimalList": ["1.5e2", 3], "intOptList": [1, null], "objectList": [{"name": "a"}],
+             "embeddedList": [{"value": 1}, {"value": 2}], "uuidSet": ["00000000-0000-0000-0000-000000000001"],
+             "doubleOptMap": {"k": 1.5, "n": null}, "legacy": 7}
+            """.utf8)
+        let object = try JSONDecoder().decode(CodableEverything.self, from: json)
+        #expect(object.string == "abc" && object.data == Data("def".utf8) && object.date == Date(timeIntervalSinceReferenceDate: 2.5))
+        #expect(try object.decimal == Decimal128(150) && object.decimalNumber == Decimal128(string: "2.2"))
+        #expect(object.objectId.stringValue == "1234567890abcdef12345678")
+        #expect(object.intOpt == nil && object.decimalOpt == nil && object.objectOpt?.name == "Rex" && object.embeddedOpt?.value == 5)
+        #expect(Array(object.decimalList) == [Decimal128(150), Decimal128(3)] && Array(object.intOptList) == [1, nil])
+        #expect(object.embeddedList.map(\.value) == [1, 2] && object.objectList.first?.name == "a")
+        #expect(object.doubleOptMap["k"] == .some(1.5) && object.doubleOptMap["n"] == .some(nil))
+
+        let encoded = try JSONEncoder().encode(object)
+        let dictionary = try #require(JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        #expect(dictionary["decimal"] is String && dictionary["objectId"] as? String == "1234567890abcdef12345678")
+        let again = try JSONDecoder().decode(CodableEverything.self, from: encoded)
+        #expect(again.decimal == object.decimal && again.decimalNumber == object.decimalNumber && Array(again.intOptList) == [1, nil] && again.legacy.value == 7)
+
+        let directory = try TemporaryDirectory("codable-everything")
+        let vault = try Vault(configuration: StorageMode.encryptedFile.configuration(directory, types: [CodableEverything.self, CodablePet.self, CodableEmbedded.self]))
+        try vault.write { vault.add(object) }
+        let stored = try #require(vault.objects(CodableEverything.self).first)
+        #expect(stored.embeddedList.map(\.value) == [1, 2] && stored.decimal == Decimal128(150))
+        #expect(object.legacy.value == 7 && stored.legacy.value == 7)
+
     }
 
     @Test("a VaultProperty encodes its value, managed or not")

@@ -114,13 +114,25 @@ public struct Decimal128: Hashable, Comparable, Sendable, Codable, CustomStringC
     public static func == (lhs: Decimal128, rhs: Decimal128) -> Bool { lhs.decimalValue == rhs.decimalValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(decimalValue) }
     private enum CodingKeys: String, CodingKey { case decimalValue }
+    /// Decodes Realm's forms: a string (`"1.5e2"`) or a number (`2.2`); also
+    /// VaultKit's earlier `{"decimalValue": …}`.
     public init(from decoder: any Decoder) throws {
-        decimalValue = try decoder.container(keyedBy: CodingKeys.self).decode(Decimal.self, forKey: .decimalValue)
-        realmText = nil
+        if let container = try? decoder.singleValueContainer() {
+            if let text = try? container.decode(String.self) {
+                try self.init(string: text)
+                return
+            }
+            if let decimal = try? container.decode(Decimal.self) {
+                self.init(decimal)
+                return
+            }
+        }
+        self.init(try decoder.container(keyedBy: CodingKeys.self).decode(Decimal.self, forKey: .decimalValue))
     }
+    /// Encodes the value as a string, as Realm does (`"2.2"`).
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(decimalValue, forKey: .decimalValue)
+        var container = encoder.singleValueContainer()
+        try container.encode(stringValue)
     }
 
     public static func < (lhs: Decimal128, rhs: Decimal128) -> Bool { lhs.decimalValue < rhs.decimalValue }
