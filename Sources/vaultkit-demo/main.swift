@@ -183,6 +183,7 @@ do {
     try settingsWithMixedValues(in: directory, key: key)
     try todoListWithCombine(in: directory, key: key)
     try importRealmFile(in: directory, key: key)
+    try await legacyCodeWithCodable(in: directory, key: key)
 } catch {
     FileHandle.standardError.write(Data("vaultkit-demo: \(error)\n".utf8))
     exit(1)

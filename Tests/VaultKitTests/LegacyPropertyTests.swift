@@ -117,6 +117,26 @@ struct LegacyPropertyTests {
         #expect(person.age.value == 2)
     }
 
+    @Test("a write through the wrapper of an object no longer referenced (vault.object(…)?.age.value = 5) reaches the vault, and key-path observers hear it")
+    func writeThroughReleasedObject() throws {
+        let directory = try TemporaryDirectory("legacy-released")
+        let vault = try Vault(configuration: StorageMode.encryptedFile.configuration(directory, types: [LegacyPerson.self]))
+        try vault.write { vault.add(LegacyPerson(value: ["id": 1])) }
+        var seen: [String] = []
+        let results = vault.objects(LegacyPerson.self)
+        let keyed = results.observe(keyPaths: ["age"]) { change in if case .update(_, _, _, let modified) = change { seen.append("age \(modified)") } }
+        let other = results.observe(keyPaths: ["name"]) { change in if case .update = change { seen.append("name") } }
+        defer { keyed.invalidate(); other.invalidate() }
+        vault.refresh()
+        try vault.write { vault.object(ofType: LegacyPerson.self, forPrimaryKey: 1)?.age.value = 5 }
+        vault.refresh()
+        #expect(vault.object(ofType: LegacyPerson.self, forPrimaryKey: 1)?.age.value == 5)
+        #expect(seen == ["age [0]"])
+        // A wrapper kept after its object is gone still reads the row.
+        let wrapper = try #require(vault.object(ofType: LegacyPerson.self, forPrimaryKey: 1)).age
+        #expect(wrapper.value == 5)
+    }
+
     @Test("a VaultProperty of a collection is refused with a message naming it")
     func collectionsRefused() throws {
         let directory = try TemporaryDirectory("legacy-refused")

@@ -68,3 +68,8 @@ extension VaultProperty: Equatable where Value: Equatable {
     /// Whether both hold equal values.
     public static func == (lhs: VaultProperty, rhs: VaultProperty) -> Bool { lhs.value == rhs.value }
 }
+
+extension VaultProperty: OptionalCodingWrapper where Value: ExpressibleByNilLiteral {
+    /// A wrapper holding `wrappedValue` (a missing key decodes as `nil`).
+    public convenience init(wrappedValue: Value) { self.init(wrappedValue) }
+}

@@ -35,7 +35,11 @@ public final class VaultProperty<Value: PersistableValue> {
     let discoveryTag: UInt64
     /// The value while the owning object is unmanaged.
     var unmanagedValue: Value
-    /// The object the wrapper belongs to once that object is managed; weak, as
+    /// The managed object's row once the object is managed: held strongly, so
+    /// that `object.age.value = 5` works while the object itself is already
+    /// released (the row link does not refer back to the wrapper: no cycle).
+    var manager: ManagedObject?
+    /// The object the wrapper belongs to, for observation tracking; weak, as
     /// the object owns the wrapper.
     weak var owner: ObjectBase?
     /// The property's index in the owner's schema (valid while `owner` is set).
@@ -57,14 +61,14 @@ public final class VaultProperty<Value: PersistableValue> {
     /// the vault's once it is managed (set it inside a write transaction).
     public var value: Value {
         get {
-            if let owner, let manager = owner.manager {
-                if manager.tracksObservation { manager.trackAccess(owner, index: index) }
+            if let manager {
+                if manager.tracksObservation, let owner { manager.trackAccess(owner, index: index) }
                 return manager.read(Value.self, at: index)
             }
             return unmanagedValue
         }
         set {
-            if let owner, let manager = owner.manager {
+            if let manager {
                 manager.write(newValue, at: index)
             } else {
                 unmanagedValue = newValue
@@ -97,6 +101,7 @@ extension VaultProperty: AnyVaultProperty {
 
     func bind(to owner: ObjectBase, index: Int) {
         self.owner = owner
+        self.manager = owner.manager
         self.index = index
     }
 }
