@@ -51,6 +51,27 @@ struct RealmSpellingTests {
         #expect(priorities.min() == .low && priorities.max() == .high)
     }
 
+    @Test("configurations compare as Realm's do (location, key, options, classes) and print without their key")
+    func configurationEquality() throws {
+        let directory = try TemporaryDirectory("spellings-configuration")
+        let a = Vault.Configuration(fileURL: directory.file("a.vault"), encryptionKey: testKey, schemaVersion: 2, objectTypes: [SpellingItem.self])
+        var b = Vault.Configuration(fileURL: directory.file("a.vault"), encryptionKey: Data(testKey), schemaVersion: 2, objectTypes: [SpellingItem.self])
+        #expect(a == b)
+        b.schemaVersion = 3
+        #expect(a != b)
+        var otherKey = a
+        otherKey.encryptionKey = Data(repeating: 1, count: 64)
+        #expect(a != otherKey)
+        var otherTypes = a
+        otherTypes.objectTypes = [Person.self]
+        #expect(a != otherTypes)
+        #expect(Vault.Configuration(inMemoryIdentifier: "x") == Vault.Configuration(inMemoryIdentifier: "x"))
+        let text = a.description
+        #expect(text.contains("a.vault") && text.contains("schemaVersion: 2") && text.contains("SpellingItem") && text.contains("redacted"))
+        let keyHex = testKey.map { String(format: "%02x", $0) }.joined()
+        #expect(!text.contains(keyHex.prefix(16)) && !text.contains("\(Array(testKey).prefix(4))"))
+    }
+
     @Test("freeze/thaw/delete helpers on Vault, commitWrite(withoutNotifying:)")
     func vaultHelpers() throws {
         let directory = try TemporaryDirectory("spellings-vault")
