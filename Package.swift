@@ -75,7 +75,7 @@ let package = Package(
 
         .target(
             name: "VaultSync",
-            dependencies: ["VaultCore", "CSodium"]
+            dependencies: ["VaultCore", "VaultKit", "CSodium"]
         ),
         .target(
             name: "VaultInterchange",
@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultSyncTests",
-            dependencies: ["VaultSync", "VaultCore", "VaultTestSupport"]
+            dependencies: ["VaultSync", "VaultCore", "VaultKit", "VaultTestSupport", "VaultTestHelper"]
         ),
         .testTarget(
             name: "VaultKitTests",

@@ -89,6 +89,8 @@ struct TransactionChanges: Sendable, Equatable {
 /// Records one write transaction's changes on the writer connection.
 final class ChangeCapture {
     private(set) var changes = TransactionChanges()
+    /// Whether observers need the changes (false: only sync's commit participant does).
+    var isForObservers = true
     /// The row VaultKit's next own UPDATE statement writes (so the hook does not take it for a foreign-key action).
     private var expectedUpdate: (table: String, rowID: Int64)?
 

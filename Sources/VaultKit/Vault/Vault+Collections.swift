@@ -84,7 +84,7 @@ extension Vault {
     }
 
     /// Change capture: the owner's collection property was written.
-    private func recordCollectionWrite(_ binding: CollectionBinding) {
+    func recordCollectionWrite(_ binding: CollectionBinding) {
         session.capture?.willWrite(className: binding.owner.className, rowID: binding.ownerRowID,
                                    propertyIndexes: CollectionOfOne(binding.propertyIndex), isUpdateStatement: false)
     }

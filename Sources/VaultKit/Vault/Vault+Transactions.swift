@@ -86,9 +86,12 @@ extension Vault {
             cancelWrite()
             throw error
         }
-        // Capture this transaction's changes only while someone observes the file (here or in another process).
-        if session.coordinator.isCapturing {
+        // Capture this transaction's changes only while someone observes the file (here
+        // or in another process), or sync records its commits (see SyncAccess).
+        let observed = session.coordinator.isCapturing
+        if observed || commitParticipant != nil {
             let capture = ChangeCapture()
+            capture.isForObservers = observed
             writer.setRowChangeObserver(capture.rowObserver)
             session.capture = capture
         }
@@ -117,13 +120,20 @@ extension Vault {
         var committedSequence = previousSequence
         let capture = endCapture()
         do {
+            // Sync records the commit inside the transaction (see SyncAccess).
+            if let capture, !configuration.readOnly, let participant = commitParticipant {
+                let rows = committedRows(capture.changes)
+                if !rows.inserted.isEmpty || !rows.deleted.isEmpty || !rows.written.isEmpty {
+                    try participant.vaultWillCommit(self, rows: rows)
+                }
+            }
             try withDatabase { db in
                 // Only a transaction that changed rows is a new version.
                 if db.totalChangesCount != changesAtWriteStart && !configuration.readOnly {
                     committedSequence = try incrementCommitSequence(on: db)
                     // Recorded before COMMIT, so no observer can read this version
                     // before its changes are known; withdrawn if the commit fails.
-                    if let capture {
+                    if let capture, capture.isForObservers {
                         session.coordinator.record(capture.changes, sequence: committedSequence)
                         // For observers in other processes (see ChangeLog).
                         if session.coordinator.isFile {

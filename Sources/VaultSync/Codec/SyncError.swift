@@ -12,6 +12,12 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidKey(String)
     /// libsodium could not be initialised.
     case cryptoUnavailable
+    /// A received change set does not fit this device's models (a property of
+    /// another type or kind, a class without a primary key): a breaking schema
+    /// change. Nothing of the change set was applied.
+    case schemaMismatch(String)
+    /// A model class cannot be synced as declared (the reason says how to change it).
+    case unsupportedModel(String)
 
     public var description: String {
         switch self {
@@ -25,6 +31,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid sync key: \(reason)"
         case .cryptoUnavailable:
             return "libsodium could not be initialised"
+        case .schemaMismatch(let reason):
+            return "a received change set does not fit this device's models (\(reason)); nothing of it was applied: update the app to the models the other device uses"
+        case .unsupportedModel(let reason):
+            return "cannot sync this model: \(reason)"
         }
     }
 }

@@ -1,0 +1,186 @@
+import Foundation
+import VaultCore
+@_spi(VaultSync) import VaultKit
+
+// MARK: - Applying remote change sets
+//
+// Inside one write transaction: every operation is checked against this
+// device's models, then merged into its object's state (MergeRules); when
+// all are merged, each touched object's row is brought to what its state
+// now shows, through VaultKit's own write paths, so observers get the same
+// notifications as for a local write:
+//
+//   1. rows whose object was deleted, or deleted and created again (a new
+//      incarnation), are deleted — links to them become nil, collections drop them;
+//   2. rows are inserted for objects that are present without one;
+//   3. each present object's properties are written where they differ:
+//      columns set, lists rewritten keeping the entries that stay, set
+//      members and map keys added and removed one by one.
+//
+// A property or class this device does not have (a newer app version's
+// additive change) stays in the merge state only. A value of another type,
+// or an operation of another kind than the local property (a breaking
+// change), throws SyncError.schemaMismatch before anything is written, and
+// the transaction rolls back. Asymmetric classes are upload-only: received
+// operations on them are ignored, as Realm's devices never download them.
+
+/// Merges remote change sets into a vault in one write transaction.
+struct RemoteApplier {
+    let store: SyncStateStore
+    let classes: [String: SyncedClass]
+    /// Each touched object's incarnation and row before this transaction.
+    private var before: [SyncObjectKey: (incarnation: UInt64, row: Int64?)] = [:]
+
+    init(store: SyncStateStore, classes: [String: SyncedClass]) {
+        self.store = store
+        self.classes = classes
+    }
+
+    private var vault: Vault { store.vault }
+
+    /// Merges the operations of `changeSet` into the states.
+    mutating func merge(_ changeSet: ChangeSet) throws {
+        for operation in changeSet.operations {
+            let synced = classes[operation.object.className]
+            if let synced {
+                if synced.isAsymmetric { continue }
+                try check(operation, against: synced)
+            }
+            let key = operation.object.key
+            var state = try store.state(of: key)
+            let row = try store.row(of: key)
+            if before[key] == nil { before[key] = (state.incarnation, row) }
+            MergeRules.apply(operation, to: &state)
+            try store.update(key, state: state, row: row)
+        }
+    }
+
+    /// Brings every touched object's row to its state (see the essay above).
+    mutating func writeRows() throws {
+        let touched = before.keys.filter { classes[$0.className] != nil }
+            .sorted { ($0.className, $0.primaryKey.canonicalText) < ($1.className, $1.primaryKey.canonicalText) }
+        for key in touched {
+            guard let row = before[key]?.row, let previous = before[key]?.incarnation else { continue }
+            let state = try store.state(of: key)
+            if !state.isPresent || state.incarnation != previous {
+                try vault.storedDelete(className: key.className, rowID: row)
+                try store.update(key, state: state, row: nil)
+            }
+        }
+        for key in touched {
+            guard let synced = classes[key.className] else { continue }
+            let state = try store.state(of: key)
+            guard state.isPresent, try store.row(of: key) == nil else { continue }
+            let pk = try synced.storedPrimaryKey(key.primaryKey)
+            // A row with the key that sync did not know (made before sync was on) is taken over.
+            let rowID = try vault.storedRowID(className: key.className, primaryKey: pk) ?? vault.storedInsert(className: key.className, primaryKey: pk)
+            try store.update(key, state: state, row: rowID)
+        }
+        for key in touched {
+            guard let synced = classes[key.className], let rowID = try store.row(of: key) else { continue }
+            try writeValues(synced, rowID: rowID, state: try store.state(of: key))
+        }
+    }
+
+    // MARK: Writing one object
+
+    private func writeValues(_ synced: SyncedClass, rowID: Int64, state: ObjectState) throws {
+        guard let row = try vault.storedRow(className: synced.className, rowID: rowID) else { return }
+        let className = synced.className
+        for property in synced.properties {
+            let name = property.name
+            switch property.collectionKind {
+            case nil:
+                guard let register = state.properties[name] else { continue }
+                let desired = try stored(register.value, property)
+                if row[name] != .column(desired) { try vault.storedSet(className: className, rowID: rowID, property: name, value: desired) }
+            case .list?:
+                let collection = state.collections[name] ?? CollectionState()
+                let visible = ListOrder.visibleElements(of: collection, isVisible: isVisible)
+                let desired = try visible.compactMap { collection.elements[$0]?.value.value }.map { try stored($0, property) }
+                try vault.storedRewriteList(className: className, rowID: rowID, property: name, elements: desired)
+            case .set?:
+                let collection = state.collections[name] ?? CollectionState()
+                var desired = Set<DatabaseValue>()
+                for (value, member) in collection.members where member.isPresent && isVisible(value) { desired.insert(try stored(value, property)) }
+                let current = Set(entries(row[name]).map(\.value))
+                try vault.storedUpdateSet(className: className, rowID: rowID, property: name,
+                                          adding: desired.subtracting(current).sorted(by: order), removing: current.subtracting(desired).sorted(by: order))
+            case .map?:
+                let collection = state.collections[name] ?? CollectionState()
+                var desired: [String: DatabaseValue] = [:]
+                for (mapKey, entry) in collection.entries { if let value = entry.value { desired[mapKey] = try stored(value, property) } }
+                var current: [String: DatabaseValue] = [:]
+                for entry in entries(row[name]) { current[entry.key ?? ""] = entry.value }
+                let setting = desired.filter { current[$0.key] != $0.value }.sorted { $0.key < $1.key }.map { StoredEntry(key: $0.key, value: $0.value) }
+                let removing = current.keys.filter { desired[$0] == nil }.sorted()
+                try vault.storedUpdateMap(className: className, rowID: rowID, property: name, setting: setting, removing: removing)
+            }
+        }
+    }
+
+    private func entries(_ value: StoredPropertyValue?) -> [StoredEntry] {
+        if case .entries(let entries)? = value { return entries }
+        return []
+    }
+
+    private func order(_ lhs: DatabaseValue, _ rhs: DatabaseValue) -> Bool { lhs.description < rhs.description }
+
+    private func isVisible(_ value: SyncValue) -> Bool {
+        if case .link(let reference) = value { return (try? store.isLive(reference)) ?? false }
+        return true
+    }
+
+    /// A visible value in stored form: a live link as its target's row id, a dead one as null.
+    private func stored(_ value: SyncValue, _ property: Property) throws -> DatabaseValue {
+        if case .link(let reference) = value {
+            guard try store.isLive(reference), let row = try store.row(of: reference.key) else { return .null }
+            return .integer(row)
+        }
+        guard let stored = SyncedClass.storedValue(value, type: property.type, optional: property.isOptional) else {
+            throw SyncError.schemaMismatch("\(property.name) is a \(property.type.rawValue) here, but a change set holds \(value.kindName) for it")
+        }
+        return stored
+    }
+
+    // MARK: Schema checks
+
+    private func check(_ operation: SyncOperation, against synced: SyncedClass) throws {
+        _ = try synced.storedPrimaryKey(operation.object.primaryKey)
+        let name: String
+        let kind: CollectionKind?
+        var values: [SyncValue] = []
+        switch operation.change {
+        case .create, .erase: return
+        case .set(let property, let value): (name, kind, values) = (property, nil, [value])
+        case .listInsert(let property, _, _, let value), .listSet(let property, _, _, let value): (name, kind, values) = (property, .list, [value])
+        case .listMove(let property, _, _, _), .listErase(let property, _, _): (name, kind) = (property, .list)
+        case .setMember(let property, _, let value, _): (name, kind, values) = (property, .set, [value])
+        case .mapEntry(let property, _, _, let value): (name, kind, values) = (property, .map, value.map { [$0] } ?? [])
+        case .clear(let property, _):
+            guard let local = synced.propertiesByName[property] else { return }
+            guard local.collectionKind != nil else { throw mismatch(synced, local, "cleared as a collection") }
+            return
+        }
+        guard let local = synced.propertiesByName[name] else { return }   // an additive change: kept in the state only
+        guard local.collectionKind == kind else {
+            throw mismatch(synced, local, "written as \(kind.map { "a \($0.rawValue)" } ?? "a single value")")
+        }
+        for value in values {
+            if case .link(let reference) = value {
+                guard local.objectClassName == reference.className else { throw mismatch(synced, local, "given \(value.kindName)") }
+            } else if local.objectClassName != nil && value != .null {
+                throw mismatch(synced, local, "given \(value.kindName) instead of a link")
+            } else if local.objectClassName == nil,
+                      SyncedClass.storedValue(value, type: local.type, optional: local.isOptional) == nil {
+                throw mismatch(synced, local, "given \(value.kindName)")
+            }
+        }
+    }
+
+    private func mismatch(_ synced: SyncedClass, _ property: Property, _ what: String) -> SyncError {
+        let kind = property.collectionKind.map { "\($0.rawValue) of \(property.objectClassName ?? property.type.rawValue)" }
+            ?? (property.objectClassName.map { "link to \($0)" } ?? "\(property.isOptional ? "optional " : "")\(property.type.rawValue)")
+        return .schemaMismatch("\(synced.className).\(property.name) is a \(kind) here, but a change set has it \(what)")
+    }
+}

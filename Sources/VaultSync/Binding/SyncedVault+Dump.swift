@@ -1,0 +1,104 @@
+import Foundation
+import VaultCore
+@_spi(VaultSync) import VaultKit
+
+extension SyncedVault {
+    /// Every synced object as canonical text, read from the vault's rows:
+    /// classes and keys sorted, every property by name, lists in order, set
+    /// members and map keys sorted, links as their target's class and key.
+    /// Two devices hold the same objects exactly when their dumps are equal.
+    /// Asymmetric classes are left out (they stay on the device that wrote them).
+    public func dump() throws -> String {
+        try renderClasses { vault, store, schema, synced in
+            var objects: [(key: String, lines: [String])] = []
+            for rowID in try vault.storedRowIDs(className: schema.className) {
+                guard let row = try vault.storedRow(className: schema.className, rowID: rowID),
+                      case .column(let pk)? = row[synced.primaryKey.name], let key = synced.primaryKeyValue(pk) else { continue }
+                var object = ["\(schema.className)(\(key.canonicalText))"]
+                for property in synced.properties.sorted(by: { $0.name < $1.name }) {
+                    func render(_ value: DatabaseValue) throws -> String {
+                        if let target = property.objectClassName {
+                            guard let rowID = value.int64 else { return "nil" }
+                            guard let targetKey = try store.key(className: target, row: rowID) else { return "→\(target)(unknown row)" }
+                            return "→\(target)(\(targetKey.primaryKey.canonicalText))"
+                        }
+                        return SyncedClass.syncValue(value, type: property.type)?.canonicalText ?? "?"
+                    }
+                    switch row[property.name] {
+                    case .column(let value)?:
+                        object.append("  \(property.name) = \(try render(value))")
+                    case .entries(let entries)?:
+                        let items: [String]
+                        switch property.collectionKind {
+                        case .list?: items = try entries.map { try render($0.value) }
+                        case .map?: items = try entries.map { "\($0.key ?? ""): \(try render($0.value))" }.sorted()
+                        default: items = try entries.map { try render($0.value) }.sorted()
+                        }
+                        object.append("  \(property.name) = [\(items.joined(separator: ", "))]")
+                    case nil:
+                        continue
+                    }
+                }
+                objects.append((key.canonicalText, object))
+            }
+            return objects
+        }
+    }
+}
+
+extension SyncedVault {
+    /// The same text as ``dump()``, rendered from the merge states instead of
+    /// the rows: equal to it whenever the rows show what the states say (after
+    /// every commit, local or remote). Tests check the two against each other.
+    func stateDump() throws -> String {
+        try renderClasses { vault, store, schema, synced in
+            var objects: [(key: String, lines: [String])] = []
+            for row in try vault.syncFetch("SELECT state FROM _vaultkit_sync_objects WHERE class = ? AND row IS NOT NULL", [.text(schema.className)]) {
+                guard let blob = row[0].data else { continue }
+                let (key, state) = try ObjectStateCoding.decode([UInt8](blob))
+                func isVisible(_ value: SyncValue) -> Bool {
+                    if case .link(let reference) = value { return (try? store.isLive(reference)) ?? false }
+                    return true
+                }
+                func render(_ value: SyncValue) -> String {
+                    guard case .link(let reference) = value else { return value.canonicalText }
+                    return isVisible(value) ? "→\(reference.className)(\(reference.primaryKey.canonicalText))" : "nil"
+                }
+                var object = ["\(schema.className)(\(key.primaryKey.canonicalText))"]
+                for property in synced.properties.sorted(by: { $0.name < $1.name }) {
+                    let collection = state.collections[property.name] ?? CollectionState()
+                    switch property.collectionKind {
+                    case nil:
+                        object.append("  \(property.name) = \(state.properties[property.name].map { render($0.value) } ?? "<unset>")")
+                    case .list?:
+                        let items = ListOrder.visibleElements(of: collection, isVisible: isVisible).compactMap { collection.elements[$0]?.value.value }.map(render)
+                        object.append("  \(property.name) = [\(items.joined(separator: ", "))]")
+                    case .set?:
+                        let items = collection.members.filter { $0.value.isPresent && isVisible($0.key) }.map { render($0.key) }.sorted()
+                        object.append("  \(property.name) = [\(items.joined(separator: ", "))]")
+                    case .map?:
+                        let items = collection.entries.compactMap { entry in entry.value.value.map { "\(entry.key): \(render($0))" } }.sorted()
+                        object.append("  \(property.name) = [\(items.joined(separator: ", "))]")
+                    }
+                }
+                objects.append((key.primaryKey.canonicalText, object))
+            }
+            return objects
+        }
+    }
+}
+
+extension SyncedVault {
+    /// Every synced class (asymmetric ones left out) rendered by `body` as
+    /// (sort key, lines) per object, classes and objects sorted.
+    private func renderClasses(_ body: (Vault, SyncStateStore, ObjectSchema, SyncedClass) throws -> [(key: String, lines: [String])]) throws -> String {
+        let vault = try Vault(configuration: configuration)
+        let store = SyncStateStore(vault: vault)
+        var lines: [String] = []
+        for schema in vault.schema.objectSchema.sorted(by: { $0.className < $1.className }) where !schema.isEmbedded && !schema.isAsymmetric {
+            let objects = try body(vault, store, schema, try SyncedClass(schema))
+            for object in objects.sorted(by: { $0.key < $1.key }) { lines += object.lines }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import VaultCore
+@_spi(VaultSync) import VaultKit
+
+/// A vault whose commits sync between a user's devices: every local commit
+/// becomes a change set in a durable outbox, and remote change sets are
+/// merged in with write transactions that observers see like local ones.
+///
+/// Open it once per process for the vault file and keep it alive while the
+/// app writes: from then on every commit of that file in this process (any
+/// thread, any `Vault` instance) is recorded, in the same transaction. The
+/// first time, the device gets its id and every object already in the vault
+/// is recorded as created, so existing data syncs too.
+///
+/// ```swift
+/// let synced = try SyncedVault(configuration: configuration)
+/// try vault.write { vault.add(Task(title: "Call Ana")) }      // recorded
+/// let outgoing = try synced.pendingChangeSets()               // seal and upload these
+/// try synced.acknowledgeUploaded(through: outgoing.last!.sequence)
+/// try synced.apply(received)                                  // merged, notified
+/// ```
+///
+/// Every top-level class syncs and needs a primary key, as in Realm.
+/// ``AsymmetricObject`` classes are upload-only: recorded here, never applied
+/// from other devices. Embedded objects and mixed values do not sync yet: a
+/// model with them is refused with ``SyncError/unsupportedModel(_:)``.
+/// ``VaultSynchronizer`` carries the change sets through a ``SyncTransport``.
+public final class SyncedVault: Sendable {
+    /// The vault's configuration (every ``SyncedVault`` method opens the vault with it on the calling thread).
+    public let configuration: Vault.Configuration
+    /// This device's id, chosen at random the first time and kept in the vault.
+    public let device: SyncDeviceID
+    private let classes: [String: SyncedClass]
+    private let now: @Sendable () -> UInt64
+    /// Records every local commit (registered with the vault file, held here).
+    private let recorder: CommitRecorder
+
+    /// Enables sync on the vault of `configuration`, taking clock readings from `now` (milliseconds since 1970).
+    public init(configuration: Vault.Configuration,
+                now: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
+        self.configuration = configuration
+        self.now = now
+        let vault = try Vault(configuration: configuration)
+        var classes: [String: SyncedClass] = [:]
+        for schema in vault.schema.objectSchema where !schema.isEmbedded {
+            classes[schema.className] = try SyncedClass(schema)
+        }
+        self.classes = classes
+        var device = SyncDeviceID(rawValue: 0)
+        try vault.write {
+            try vault.syncExecuteScript(SyncTables.createSQL)
+            let store = SyncStateStore(vault: vault)
+            if let stored = try store.meta("device") {
+                device = SyncDeviceID(rawValue: stored)
+            } else {
+                var generator = SystemRandomNumberGenerator()
+                repeat { device = SyncDeviceID(rawValue: generator.next()) } while device.rawValue == 0
+                try store.setMeta("device", device.rawValue)
+            }
+        }
+        self.device = device
+        recorder = CommitRecorder(classes: classes, device: device, now: now)
+        vault.setCommitParticipant(recorder)
+        try recorder.adoptUnrecordedObjects(vault)
+    }
+
+    // MARK: Outgoing
+
+    /// The local change sets not yet acknowledged, in order.
+    public func pendingChangeSets() throws -> [ChangeSet] {
+        let vault = try Vault(configuration: configuration)
+        return try vault.syncFetch("SELECT changeset FROM _vaultkit_sync_outbox ORDER BY sequence").map { row in
+            guard let blob = row[0].data else { throw SyncError.malformedChangeSet("an outbox entry without bytes") }
+            return try ChangeSetCodec.decode([UInt8](blob))
+        }
+    }
+
+    /// Removes the local change sets up to `sequence` from the outbox: the relay holds them.
+    public func acknowledgeUploaded(through sequence: UInt64) throws {
+        let vault = try Vault(configuration: configuration)
+        try vault.write { try vault.syncExecute("DELETE FROM _vaultkit_sync_outbox WHERE sequence <= ?", [.integer(Int64(bitPattern: sequence))]) }
+    }
+
+    // MARK: Incoming
+
+    /// Merges received change sets (duplicates and any order allowed) in one
+    /// write transaction: each is applied exactly once, after its author's
+    /// earlier ones and its dependencies; one that must wait is kept in the
+    /// vault until they arrive. `serverCursor`, when given, is stored in the
+    /// same transaction (see ``serverCursor()``). Returns how many were applied.
+    ///
+    /// A change set that does not fit this device's models throws
+    /// ``SyncError/schemaMismatch(_:)`` and nothing of the call is applied.
+    @discardableResult
+    public func apply(_ changeSets: [ChangeSet], serverCursor: UInt64? = nil) throws -> Int {
+        let vault = try Vault(configuration: configuration)
+        recorder.setApplying(vault, true)
+        defer { recorder.setApplying(vault, false) }
+        return try vault.write {
+            let store = SyncStateStore(vault: vault)
+            var inbox = Inbox(store: store, device: device, applied: try store.applied())
+            try inbox.load()
+            for changeSet in changeSets { inbox.add(changeSet) }
+            var clock = HybridLogicalClock(latest: try store.meta("clock") ?? 0, now: now)
+            var applier = RemoteApplier(store: store, classes: classes)
+            let ready = inbox.takeReady()
+            for changeSet in ready {
+                try applier.merge(changeSet)
+                clock.receive(changeSet.latestStamp.clock)
+            }
+            try applier.writeRows()
+            try inbox.save()
+            try store.setMeta("clock", clock.latest)
+            if let serverCursor { try store.setMeta("serverCursor", max(serverCursor, try store.meta("serverCursor") ?? 0)) }
+            try store.flush()
+            return ready.count
+        }
+    }
+
+    /// How far this device has taken in the relay's log (stored with ``apply(_:serverCursor:)``).
+    public func serverCursor() throws -> UInt64 {
+        let vault = try Vault(configuration: configuration)
+        return try SyncStateStore(vault: vault).meta("serverCursor") ?? 0
+    }
+
+    /// For each other device, the last of its change sets applied here.
+    public func appliedChangeSets() throws -> [SyncDeviceID: UInt64] {
+        let vault = try Vault(configuration: configuration)
+        return try SyncStateStore(vault: vault).applied()
+    }
+}
+
+/// Turns every local commit of a synced vault file into a change set in its
+/// outbox, inside the commit's transaction (see LocalRecorder).
+final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
+    private let classes: [String: SyncedClass]
+    private let device: SyncDeviceID
+    private let now: @Sendable () -> UInt64
+    /// Vaults (by identity) whose transactions apply remote change sets: not recorded.
+    private let lock = NSLock()
+    private var applying: Set<ObjectIdentifier> = []
+
+    init(classes: [String: SyncedClass], device: SyncDeviceID, now: @escaping @Sendable () -> UInt64) {
+        self.classes = classes
+        self.device = device
+        self.now = now
+    }
+
+
+    /// Records a local commit (see VaultCommitParticipant).
+    func vaultWillCommit(_ vault: Vault, rows: CommittedRows) throws {
+        let identity = ObjectIdentifier(vault)
+        if lock.withLock({ applying.contains(identity) }) { return }
+        try record(rows, in: vault)
+    }
+
+    /// Marks `vault`'s transactions as applying remote change sets (not recorded) or not.
+    func setApplying(_ vault: Vault, _ on: Bool) {
+        let identity = ObjectIdentifier(vault)
+        lock.withLock { _ = on ? applying.insert(identity).inserted : applying.remove(identity) != nil }
+    }
+
+    private func record(_ rows: CommittedRows, in vault: Vault) throws {
+        let store = SyncStateStore(vault: vault)
+        let clock = HybridLogicalClock(latest: try store.meta("clock") ?? 0, now: now)
+        var recorder = LocalRecorder(store: store, classes: classes, device: device, clock: clock)
+        try recorder.record(rows)
+        guard !recorder.operations.isEmpty else { return }
+        let sequence = (try store.meta("sequence") ?? 0) + 1
+        var dependencies = try store.applied()
+        dependencies[device] = nil
+        let changeSet = ChangeSet(author: device, sequence: sequence, dependencies: dependencies, operations: recorder.operations)
+        let bytes = try ChangeSetCodec.encode(changeSet)
+        try vault.syncExecute("INSERT INTO _vaultkit_sync_outbox(sequence, changeset) VALUES (?, ?)",
+                              [.integer(Int64(bitPattern: sequence)), .blob(Data(bytes))])
+        try store.setMeta("sequence", sequence)
+        try store.setMeta("clock", recorder.clock.latest)
+        try store.flush()
+    }
+
+    /// Records objects that were in the vault before sync knew them as created.
+    func adoptUnrecordedObjects(_ vault: Vault) throws {
+        var rows = CommittedRows()
+        for className in classes.keys.sorted() {
+            let known = Set(try vault.syncFetch("SELECT row FROM _vaultkit_sync_objects WHERE class = ? AND row IS NOT NULL", [.text(className)]).compactMap { $0[0].int64 })
+            let unknown = try vault.storedRowIDs(className: className).filter { !known.contains($0) }
+            if !unknown.isEmpty { rows.inserted[className] = Set(unknown) }
+        }
+        guard !rows.inserted.isEmpty else { return }
+        try vault.write { try record(rows, in: vault) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import VaultCore
+import VaultKit
+import VaultSync
+import VaultTestSupport
+
+// Models of the vault-binding tests (the same declarations are in
+// VaultTestHelper/SyncModels.swift, for the child process that is killed mid-apply).
+
+final class SyncNote: Object {
+    @Persisted(primaryKey: true) var id = ""
+    @Persisted var title = ""
+    @Persisted var rank = 0
+    @Persisted var score: Double?
+    @Persisted var author: SyncPerson?
+    @Persisted var tags: List<String>
+    @Persisted var labels: MutableSet<String>
+    @Persisted var counts: Map<String, Int>
+    @Persisted var related: List<SyncPerson>
+}
+
+final class SyncPerson: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+}
+
+final class SyncReading: AsymmetricObject {
+    @Persisted(primaryKey: true) var id = ObjectId.generate()
+    @Persisted var celsius = 0.0
+}
+
+let syncTestKey = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+
+/// A device of a test: its own vault file, its synced vault, a synchronizer on a shared relay.
+final class SyncTestDevice: @unchecked Sendable {
+    let configuration: Vault.Configuration
+    let synced: SyncedVault
+    let synchronizer: VaultSynchronizer
+
+    init(_ directory: TemporaryDirectory, _ name: String, relay: any SyncTransport,
+         types: [ObjectBase.Type] = [SyncNote.self, SyncPerson.self, SyncReading.self],
+         now: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
+        configuration = Vault.Configuration(fileURL: directory.file("\(name).vault"), encryptionKey: syncTestKey, objectTypes: types)
+        synced = try SyncedVault(configuration: configuration, now: now)
+        guard let space = SyncSpaceID(bytes: Array(repeating: 9, count: 16)) else { throw SyncError.invalidKey("space") }
+        let sealer = try ChangeSetSealer(space: space,
+                                         keys: [1: try SyncKey(bytes: Data(repeating: 0x42, count: 32))], currentKeyID: 1)
+        synchronizer = VaultSynchronizer(vault: synced, sealer: sealer, transport: relay)
+    }
+
+    /// A vault of this device, confined to the calling thread.
+    func vault() throws -> Vault { try Vault(configuration: configuration) }
+
+    /// Writes on a fresh vault of this device.
+    func write(_ block: (Vault) throws -> Void) throws {
+        let vault = try vault()
+        try vault.write { try block(vault) }
+    }
+
+    func note(_ id: String) throws -> SyncNote? { try vault().object(ofType: SyncNote.self, forPrimaryKey: id) }
+
+    func sync() async throws { try await synchronizer.synchronize() }
+}
+
+/// Two devices on one relay, in a temporary directory.
+struct SyncTestPair {
+    let directory: TemporaryDirectory
+    let relay = InProcessRelay()
+    let a: SyncTestDevice
+    let b: SyncTestDevice
+
+    init(_ label: String) throws {
+        directory = try TemporaryDirectory(label)
+        a = try SyncTestDevice(directory, "a", relay: relay)
+        b = try SyncTestDevice(directory, "b", relay: relay)
+    }
+}
