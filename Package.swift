@@ -106,14 +106,14 @@ let package = Package(
         // as an unprivileged user (read-only mode).
         .executableTarget(
             name: "VaultTestHelper",
-            dependencies: ["VaultCore", "VaultKit"]
+            dependencies: ["VaultCore", "VaultKit", "VaultSync", "VaultTestSupport"]
         ),
 
         // Test support shared by every test target (temporary directories,
         // helper executables, small fixtures): one module, no copies.
         .target(
             name: "VaultTestSupport",
-            dependencies: ["VaultCore"],
+            dependencies: ["VaultCore", "VaultKit"],
             path: "Tests/VaultTestSupport"
         ),
         .testTarget(

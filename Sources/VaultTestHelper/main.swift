@@ -24,6 +24,10 @@
 //       (the test kills it at a random point of the migration); prints "migrated".
 //   VaultTestHelper misuse <vault> <case>                      key (hex) on stdin
 //       Uses a vault against the threading rules (see Misuse.swift); expected to trap.
+//   VaultTestHelper sync-apply <vault> <change sets file>      key (hex) on stdin
+//   VaultTestHelper sync-write <vault>                         key (hex) on stdin
+//       A synced device applying received change sets, or committing local
+//       edits, until killed (see SyncDevice.swift).
 //   VaultTestHelper async-writes <vault>                       key (hex) on stdin
 //       Four asynchronous writes wait for a held lock without starving the
 //       cooperative pool (see AsyncWrites.swift).
@@ -32,6 +36,7 @@
 import Foundation
 import VaultCore
 import VaultKit
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -83,6 +88,11 @@ case "misuse":
     let key = readKeyFromStandardInput()
     runMisuse(arguments[2], configuration: Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) },
                                                                objectTypes: [NItem.self, NOwner.self]))
+case "sync-apply", "sync-write":
+    let key = readKeyFromStandardInput()
+    runSyncDevice(mode: arguments[0], configuration: Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) },
+                                                                          objectTypes: syncTestTypes),
+                  changeSetsFile: arguments.count > 2 ? arguments[2] : nil)
 case "async-writes":
     let key = readKeyFromStandardInput()
     runAsyncWrites(configuration: Vault.Configuration(fileURL: url, encryptionKey: key.withUnsafeBytes { Data($0) },

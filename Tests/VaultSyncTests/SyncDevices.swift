@@ -4,31 +4,6 @@ import VaultKit
 import VaultSync
 import VaultTestSupport
 
-// Models of the vault-binding tests (the same declarations are in
-// VaultTestHelper/SyncModels.swift, for the child process that is killed mid-apply).
-
-final class SyncNote: Object {
-    @Persisted(primaryKey: true) var id = ""
-    @Persisted var title = ""
-    @Persisted var rank = 0
-    @Persisted var score: Double?
-    @Persisted var author: SyncPerson?
-    @Persisted var tags: List<String>
-    @Persisted var labels: MutableSet<String>
-    @Persisted var counts: Map<String, Int>
-    @Persisted var related: List<SyncPerson>
-}
-
-final class SyncPerson: Object {
-    @Persisted(primaryKey: true) var id = 0
-    @Persisted var name = ""
-}
-
-final class SyncReading: AsymmetricObject {
-    @Persisted(primaryKey: true) var id = ObjectId.generate()
-    @Persisted var celsius = 0.0
-}
-
 let syncTestKey = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
 
 /// A device of a test: its own vault file, its synced vault, a synchronizer on a shared relay.
@@ -38,7 +13,7 @@ final class SyncTestDevice: @unchecked Sendable {
     let synchronizer: VaultSynchronizer
 
     init(_ directory: TemporaryDirectory, _ name: String, relay: any SyncTransport,
-         types: [ObjectBase.Type] = [SyncNote.self, SyncPerson.self, SyncReading.self],
+         types: [ObjectBase.Type] = syncTestTypes,
          now: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
         configuration = Vault.Configuration(fileURL: directory.file("\(name).vault"), encryptionKey: syncTestKey, objectTypes: types)
         synced = try SyncedVault(configuration: configuration, now: now)

@@ -48,7 +48,7 @@ struct SyncedVaultTests {
     func adoptsExistingObjects() throws {
         let directory = try TemporaryDirectory("sync-adopt")
         let configuration = Vault.Configuration(fileURL: directory.file("a.vault"), encryptionKey: syncTestKey,
-                                                objectTypes: [SyncNote.self, SyncPerson.self, SyncReading.self])
+                                                objectTypes: syncTestTypes)
         let vault = try Vault(configuration: configuration)
         try vault.write { vault.add(SyncPerson(value: ["id": 7, "name": "Old"])) }
         let synced = try SyncedVault(configuration: configuration)
@@ -163,5 +163,41 @@ struct SyncedVaultTests {
             try pair.b.synced.apply(try pair.a.synced.pendingChangeSets())
             #expect(try pair.b.note("l").map { Array($0.tags) } == expected)
         }
+    }
+
+    @Test("embedded objects merge property by property; removing one wins or loses by its stamp like any property")
+    func embeddedObjects() async throws {
+        let pair = try SyncTestPair("sync-embedded")
+        let (a, b) = (pair.a, pair.b)
+        try a.write { vault in
+            let note = vault.create(SyncNote.self, value: ["id": "e"])
+            note.place = SyncPlace(value: ["city": "Lyon", "zip": 69000, "geo": ["latitude": 45.75]])
+        }
+        try await a.sync()
+        try await b.sync()
+        #expect(try b.note("e")?.place?.geo?.latitude == 45.75)
+        try a.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "e")?.place?.city = "Paris" }
+        try b.write { vault in
+            vault.object(ofType: SyncNote.self, forPrimaryKey: "e")?.place?.zip = 75000
+            vault.object(ofType: SyncNote.self, forPrimaryKey: "e")?.place?.geo?.latitude = 48.85
+        }
+        for device in [a, b, a] { try await device.sync() }
+        #expect(try a.synced.dump() == b.synced.dump())
+        #expect(try a.synced.stateDump() == a.synced.dump())
+        let place = try #require(try a.note("e")?.place)
+        #expect(place.city == "Paris" && place.zip == 75000 && place.geo?.latitude == 48.85)
+        // A removes the embedded object, then B (later) edits it: B's edit does not bring it back.
+        try a.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "e")?.place = nil }
+        try await a.sync()
+        try b.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "e")?.place?.city = "Nice" }
+        for device in [b, a, b] { try await device.sync() }
+        #expect(try a.synced.dump() == b.synced.dump())
+        #expect(try b.note("e")?.place == nil)
+        // A new embedded object replaces the fields of the old one.
+        try b.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "e")?.place = SyncPlace(value: ["city": "Nantes"]) }
+        for device in [b, a] { try await device.sync() }
+        let replaced = try #require(try a.note("e")?.place)
+        #expect(replaced.city == "Nantes" && replaced.zip == nil && replaced.geo == nil)
+        #expect(try a.synced.dump() == b.synced.dump())
     }
 }

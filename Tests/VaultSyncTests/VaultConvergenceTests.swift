@@ -68,9 +68,9 @@ struct VaultHistory {
         let vault = try device.vault()
         let noteID = "n\(Int.random(in: 0..<2, using: &random))"
         let personID = Int.random(in: 0..<2, using: &random)
-        let drawn = Int.random(in: 0..<20, using: &random)
+        let drawn = Int.random(in: 0..<21, using: &random)
         // List inserts more often, so there are elements to edit.
-        let choice = drawn >= 16 ? 7 : drawn
+        let choice = drawn >= 17 ? 7 : drawn
         let word = ["red", "green", "blue"][Int.random(in: 0..<3, using: &random)]
         let number = Int.random(in: -5...5, using: &random)
         let position = Int.random(in: 0..<8, using: &random)
@@ -106,6 +106,13 @@ struct VaultHistory {
             case (13, let note?): if number >= -2 { note.counts[word] = number } else { note.counts.removeObject(for: word) }
             case (14, let note?): if let person { note.related.append(person) }
             case (15, let note?): if !note.related.isEmpty { note.related.remove(at: position % note.related.count) }
+            case (16, let note?):
+                switch position % 4 {
+                case 0: note.place = number > 3 ? nil : SyncPlace(value: ["city": word])
+                case 1: note.place?.city = word
+                case 2: note.place?.zip = number == 0 ? nil : number
+                default: note.place?.geo = number > 2 ? nil : SyncGeo(value: ["latitude": Double(number)])
+                }
             default: break
             }
         }

@@ -102,6 +102,35 @@ extension Vault {
         return rowID
     }
 
+    /// Inserts an embedded object of `className` with every property at its
+    /// type's zero value; returns its row id (link it from its owner at once).
+    public func storedInsertEmbedded(className: String) throws -> Int64 {
+        guard let schema = storedSchema(named: className), schema.isEmbedded else {
+            throw VaultObjectError.invalidValue(className: className, property: "", reason: "the class is not an embedded class of this vault")
+        }
+        let values = schema.accessors.map(\.defaultEncoded)
+        let rowID = try withDatabase { db -> Int64 in
+            try schema.statement(.insert, on: db).execute(schema.columnIndexes.map { values[$0] })
+            return db.lastInsertedRowID
+        }
+        bumpContentVersion()
+        return rowID
+    }
+
+    /// The object (class and row) whose to-one property holds the embedded
+    /// object `rowID` of `className`; nil when none does (or it is in a collection).
+    public func storedOwner(ofEmbedded className: String, rowID: Int64) throws -> (className: String, rowID: Int64)? {
+        for owner in schemasByName.values.sorted(by: { $0.className < $1.className }) {
+            for property in owner.properties where property.isEmbeddedLink && property.collectionKind == nil && property.objectClassName == className {
+                let found = try withDatabase { db in
+                    try db.cachedStatement("SELECT \"_vk_id\" FROM \(owner.tableName) WHERE \(property.columnSQL) = ?").fetchAll([.integer(rowID)]).first?[0].int64
+                }
+                if let found { return (owner.className, found) }
+            }
+        }
+        return nil
+    }
+
     /// Deletes the row `rowID` of `className` (links to it become nil, collections drop it).
     public func storedDelete(className: String, rowID: Int64) throws {
         guard let schema = storedSchema(named: className) else { return }

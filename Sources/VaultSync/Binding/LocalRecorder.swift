@@ -54,77 +54,98 @@ struct LocalRecorder {
                 try erase(key)
             }
         }
+        // Rows written, and the objects holding embedded objects that were written or added.
+        var touched: [String: Set<Int64>] = rows.written.mapValues { Set($0.keys) }
+        for (className, rowIDs) in rows.inserted.merging(rows.written.mapValues { Set($0.keys) }, uniquingKeysWith: { $0.union($1) })
+            where classes[className] == nil {
+            for rowID in rowIDs {
+                if let owner = try topLevelOwner(ofEmbedded: className, rowID: rowID) { touched[owner.className, default: []].insert(owner.rowID) }
+            }
+        }
         // Creations before values: a new object may link to another new one.
-        var created: [(SyncedClass, Int64, SyncObjectKey, [String: StoredPropertyValue])] = []
+        var created: [(SyncedClass, SyncObjectKey, [String: StoredPropertyValue])] = []
         var handled: [String: Set<Int64>] = [:]
         let inserted = rows.inserted.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value.sorted()) }
-        let untracked = try rows.written.sorted(by: { $0.key < $1.key }).map { className, written in
-            (className, try written.keys.sorted().filter { try store.key(className: className, row: $0) == nil })
+        let untracked = try touched.sorted(by: { $0.key < $1.key }).map { className, rowIDs in
+            (className, try rowIDs.sorted().filter { try store.key(className: className, row: $0) == nil })
         }
         for (className, rowIDs) in inserted + untracked {
             guard let synced = classes[className] else { continue }
             for rowID in rowIDs where !(handled[className]?.contains(rowID) ?? false) {
-                guard let row = try vault.storedRow(className: className, rowID: rowID),
-                      let pk = row[synced.primaryKey.name].flatMap(primaryKeyValue(synced)) else { continue }
+                guard let (values, _) = try synced.read(vault, rowID: rowID),
+                      let pk = try vault.storedRow(className: className, rowID: rowID)?[synced.primaryKey.name].flatMap(primaryKeyValue(synced)) else { continue }
                 let key = SyncObjectKey(className: className, primaryKey: pk)
                 handled[className, default: []].insert(rowID)
-                if try store.row(of: key) == rowID, try store.state(of: key).isPresent {
-                    // Known already (a replaced row): its properties are compared below.
-                    try recordValues(synced, key: key, row: row, only: nil)
+                let state = try store.state(of: key)
+                if try store.row(of: key) == rowID, state.isPresent {
+                    // Known already (a replaced row): its fields are compared below.
+                    created.append((synced, key, values))
                     continue
                 }
-                let state = try store.state(of: key)
                 try apply(SyncOperation(object: reference(key, incarnation: state.isPresent ? state.incarnation : state.incarnation + 1),
                                         stamp: nextStamp(), change: .create), to: key, row: rowID)
-                created.append((synced, rowID, key, row))
+                created.append((synced, key, values))
             }
         }
-        for (synced, _, key, row) in created { try recordValues(synced, key: key, row: row, only: nil) }
-        // Updates of known objects: the properties VaultKit wrote.
-        for (className, written) in rows.written.sorted(by: { $0.key < $1.key }) {
+        for (synced, key, values) in created { try recordValues(synced, key: key, values: values) }
+        // Updates of known objects: every field that differs from its state.
+        for (className, rowIDs) in touched.sorted(by: { $0.key < $1.key }) {
             guard let synced = classes[className] else { continue }
-            for (rowID, names) in written.sorted(by: { $0.key < $1.key }) where !(handled[className]?.contains(rowID) ?? false) {
+            for rowID in rowIDs.sorted() where !(handled[className]?.contains(rowID) ?? false) {
                 guard let key = try store.key(className: className, row: rowID),
-                      let row = try vault.storedRow(className: className, rowID: rowID) else { continue }
-                try recordValues(synced, key: key, row: row, only: names)
+                      let (values, _) = try synced.read(vault, rowID: rowID) else { continue }
+                try recordValues(synced, key: key, values: values)
             }
         }
     }
 
+    /// The top-level object holding an embedded object (through one or more embedded objects).
+    private func topLevelOwner(ofEmbedded className: String, rowID: Int64) throws -> (className: String, rowID: Int64)? {
+        var current = (className: className, rowID: rowID)
+        for _ in 0..<9 {
+            guard let owner = try vault.storedOwner(ofEmbedded: current.className, rowID: current.rowID) else { return nil }
+            if classes[owner.className] != nil { return owner }
+            current = owner
+        }
+        return nil
+    }
+
     // MARK: Values
 
-    private mutating func recordValues(_ synced: SyncedClass, key: SyncObjectKey, row: [String: StoredPropertyValue], only names: Set<String>?) throws {
-        for property in synced.properties where names?.contains(property.name) ?? true {
-            guard let stored = row[property.name] else { continue }
+    private mutating func recordValues(_ synced: SyncedClass, key: SyncObjectKey, values: [String: StoredPropertyValue]) throws {
+        for field in synced.fields {
+            guard let stored = values[field.path] else { continue }
             let state = try store.state(of: key)
+            let property = field.property
+            let path = field.path
             switch (property.collectionKind, stored) {
             case (nil, .column(let value)):
-                let new = try syncValue(value, property)
-                let old = try state.properties[property.name].map { try visible($0.value) }
-                if old != new { try edit(key, .set(property: property.name, value: new)) }
+                let new = field.isEmbeddedMarker ? (value == .null ? .null : .bool(true)) : try syncValue(value, property)
+                let old = try state.properties[path].map { try visible($0.value) }
+                if old != new { try edit(key, .set(property: path, value: new)) }
             case (.list?, .entries(let entries)):
-                try recordList(key, property, state: state, new: entries.map { try syncValue($0.value, property) })
+                try recordList(key, path, property, state: state, new: entries.map { try syncValue($0.value, property) })
             case (.set?, .entries(let entries)):
-                let collection = state.collections[property.name] ?? CollectionState()
+                let collection = state.collections[path] ?? CollectionState()
                 let new = Set(try entries.map { try syncValue($0.value, property) })
                 var old = Set<SyncValue>()
                 for (value, member) in collection.members where member.isPresent && isVisibleOrFalse(value) { old.insert(value) }
                 for value in old.subtracting(new).sorted(by: { $0.canonicalText < $1.canonicalText }) {
-                    try edit(key, .setMember(property: property.name, epoch: collection.epoch, value: value, present: false))
+                    try edit(key, .setMember(property: path, epoch: collection.epoch, value: value, present: false))
                 }
                 for value in new.subtracting(old).sorted(by: { $0.canonicalText < $1.canonicalText }) {
-                    try edit(key, .setMember(property: property.name, epoch: collection.epoch, value: value, present: true))
+                    try edit(key, .setMember(property: path, epoch: collection.epoch, value: value, present: true))
                 }
             case (.map?, .entries(let entries)):
-                let collection = state.collections[property.name] ?? CollectionState()
+                let collection = state.collections[path] ?? CollectionState()
                 var new: [String: SyncValue] = [:]
                 for entry in entries { new[entry.key ?? ""] = try syncValue(entry.value, property) }
                 for (mapKey, entry) in collection.entries.sorted(by: { $0.key < $1.key }) where entry.value != nil && new[mapKey] == nil {
-                    try edit(key, .mapEntry(property: property.name, epoch: collection.epoch, key: mapKey, value: nil))
+                    try edit(key, .mapEntry(property: path, epoch: collection.epoch, key: mapKey, value: nil))
                 }
                 for (mapKey, value) in new.sorted(by: { $0.key < $1.key }) {
                     let old = try collection.entries[mapKey]?.value.map { try visible($0) }
-                    if old != value { try edit(key, .mapEntry(property: property.name, epoch: collection.epoch, key: mapKey, value: value)) }
+                    if old != value { try edit(key, .mapEntry(property: path, epoch: collection.epoch, key: mapKey, value: value)) }
                 }
             default:
                 continue
@@ -133,8 +154,8 @@ struct LocalRecorder {
     }
 
     /// The operations that turn a list's visible elements into `new`.
-    private mutating func recordList(_ key: SyncObjectKey, _ property: Property, state: ObjectState, new: [SyncValue]) throws {
-        let collection = state.collections[property.name] ?? CollectionState()
+    private mutating func recordList(_ key: SyncObjectKey, _ path: String, _ property: Property, state: ObjectState, new: [SyncValue]) throws {
+        let collection = state.collections[path] ?? CollectionState()
         let visibleStamps = ListOrder.visibleElements(of: collection, isVisible: isVisibleOrFalse)
         let old = visibleStamps.map { collection.elements[$0]?.value.value ?? .null }
         guard old != new else { return }
@@ -143,13 +164,13 @@ struct LocalRecorder {
         var slotOfNew = [SyncStamp?](repeating: nil, count: new.count)
         for (oldIndex, newIndex) in kept { slotOfNew[newIndex] = collection.elements[visibleStamps[oldIndex]]?.position }
         for (index, stamp) in visibleStamps.enumerated() where !keptOld.contains(index) {
-            try edit(key, .listErase(property: property.name, epoch: collection.epoch, element: stamp))
+            try edit(key, .listErase(property: path, epoch: collection.epoch, element: stamp))
         }
         // New elements from the back: each goes just before the slot of the element after it.
         for index in stride(from: new.count - 1, through: 0, by: -1) where slotOfNew[index] == nil {
             let before = index + 1 < new.count ? slotOfNew[index + 1] : nil
             let stamp = nextStamp()
-            try edit(key, .listInsert(property: property.name, epoch: collection.epoch, before: before, value: new[index]), stamp: stamp)
+            try edit(key, .listInsert(property: path, epoch: collection.epoch, before: before, value: new[index]), stamp: stamp)
             slotOfNew[index] = stamp
         }
     }

@@ -85,36 +85,55 @@ struct RemoteApplier {
     // MARK: Writing one object
 
     private func writeValues(_ synced: SyncedClass, rowID: Int64, state: ObjectState) throws {
-        guard let row = try vault.storedRow(className: synced.className, rowID: rowID) else { return }
-        let className = synced.className
-        for property in synced.properties {
+        guard var (values, owners) = try synced.read(vault, rowID: rowID) else { return }
+        for field in synced.fields {
+            // The row that holds the field: the object's, or an embedded object's (added or removed by its marker).
+            guard let owner = owners[field.ownerPath] else { continue }
+            let (className, ownerRow, property, path) = (owner.className, owner.rowID, field.property, field.path)
             let name = property.name
+            if field.isEmbeddedMarker {
+                guard let register = state.properties[path], let target = property.objectClassName else { continue }
+                let present = values[path] == .column(.integer(1))
+                if register.value == .null, present {
+                    try vault.storedSet(className: className, rowID: ownerRow, property: name, value: .null)
+                    owners[path] = nil
+                } else if register.value != .null, !present {
+                    let embedded = try vault.storedInsertEmbedded(className: target)
+                    try vault.storedSet(className: className, rowID: ownerRow, property: name, value: .integer(embedded))
+                    owners[path] = (target, embedded)
+                    // A new embedded object: its fields hold their zero values until written below.
+                    if let row = try vault.storedRow(className: target, rowID: embedded) {
+                        for nested in synced.fields where nested.ownerPath == path { values[nested.path] = row[nested.property.name] }
+                    }
+                }
+                continue
+            }
             switch property.collectionKind {
             case nil:
-                guard let register = state.properties[name] else { continue }
+                guard let register = state.properties[path] else { continue }
                 let desired = try stored(register.value, property)
-                if row[name] != .column(desired) { try vault.storedSet(className: className, rowID: rowID, property: name, value: desired) }
+                if values[path] != .column(desired) { try vault.storedSet(className: className, rowID: ownerRow, property: name, value: desired) }
             case .list?:
-                let collection = state.collections[name] ?? CollectionState()
+                let collection = state.collections[path] ?? CollectionState()
                 let visible = ListOrder.visibleElements(of: collection, isVisible: isVisible)
                 let desired = try visible.compactMap { collection.elements[$0]?.value.value }.map { try stored($0, property) }
-                try vault.storedRewriteList(className: className, rowID: rowID, property: name, elements: desired)
+                try vault.storedRewriteList(className: className, rowID: ownerRow, property: name, elements: desired)
             case .set?:
-                let collection = state.collections[name] ?? CollectionState()
+                let collection = state.collections[path] ?? CollectionState()
                 var desired = Set<DatabaseValue>()
                 for (value, member) in collection.members where member.isPresent && isVisible(value) { desired.insert(try stored(value, property)) }
-                let current = Set(entries(row[name]).map(\.value))
-                try vault.storedUpdateSet(className: className, rowID: rowID, property: name,
+                let current = Set(entries(values[path]).map(\.value))
+                try vault.storedUpdateSet(className: className, rowID: ownerRow, property: name,
                                           adding: desired.subtracting(current).sorted(by: order), removing: current.subtracting(desired).sorted(by: order))
             case .map?:
-                let collection = state.collections[name] ?? CollectionState()
+                let collection = state.collections[path] ?? CollectionState()
                 var desired: [String: DatabaseValue] = [:]
                 for (mapKey, entry) in collection.entries { if let value = entry.value { desired[mapKey] = try stored(value, property) } }
                 var current: [String: DatabaseValue] = [:]
-                for entry in entries(row[name]) { current[entry.key ?? ""] = entry.value }
+                for entry in entries(values[path]) { current[entry.key ?? ""] = entry.value }
                 let setting = desired.filter { current[$0.key] != $0.value }.sorted { $0.key < $1.key }.map { StoredEntry(key: $0.key, value: $0.value) }
                 let removing = current.keys.filter { desired[$0] == nil }.sorted()
-                try vault.storedUpdateMap(className: className, rowID: rowID, property: name, setting: setting, removing: removing)
+                try vault.storedUpdateMap(className: className, rowID: ownerRow, property: name, setting: setting, removing: removing)
             }
         }
     }
@@ -158,11 +177,16 @@ struct RemoteApplier {
         case .setMember(let property, _, let value, _): (name, kind, values) = (property, .set, [value])
         case .mapEntry(let property, _, _, let value): (name, kind, values) = (property, .map, value.map { [$0] } ?? [])
         case .clear(let property, _):
-            guard let local = synced.propertiesByName[property] else { return }
+            guard let local = synced.fieldsByPath[property]?.property else { return }
             guard local.collectionKind != nil else { throw mismatch(synced, local, "cleared as a collection") }
             return
         }
-        guard let local = synced.propertiesByName[name] else { return }   // an additive change: kept in the state only
+        guard let field = synced.fieldsByPath[name] else { return }   // an additive change: kept in the state only
+        let local = field.property
+        if field.isEmbeddedMarker {
+            guard kind == nil, values.allSatisfy({ $0 == .null || $0 == .bool(true) }) else { throw mismatch(synced, local, "written as something else than an embedded object") }
+            return
+        }
         guard local.collectionKind == kind else {
             throw mismatch(synced, local, "written as \(kind.map { "a \($0.rawValue)" } ?? "a single value")")
         }

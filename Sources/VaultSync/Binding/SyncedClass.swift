@@ -2,36 +2,83 @@ import Foundation
 import VaultCore
 @_spi(VaultSync) import VaultKit
 
-/// One model class as sync sees it: its primary key, the properties that
-/// sync, and how their stored values become ``SyncValue``s and back.
+/// One model class as sync sees it: its primary key, the fields that sync,
+/// and how their stored values become ``SyncValue``s and back.
+///
+/// A field is a stored property of the class, or of an embedded object it
+/// holds through a to-one property, named by its path (`address.city`). An
+/// embedded object itself is a *marker* field at its property's path:
+/// `.bool(true)` while the owner holds one, `.null` when it does not. Each
+/// path is a property of the merge state, so an embedded object merges
+/// property by property, as Realm's sync merges it.
 struct SyncedClass {
     let schema: ObjectSchema
     let primaryKey: Property
-    /// Every stored property but the primary key (LinkingObjects are computed, not synced).
-    let properties: [Property]
-    let propertiesByName: [String: Property]
+    /// Every field, an embedded object's marker before its fields.
+    let fields: [SyncField]
+    let fieldsByPath: [String: SyncField]
 
     var className: String { schema.className }
     var isAsymmetric: Bool { schema.isAsymmetric }
 
-    /// The class as sync sees it, or why it cannot sync.
-    init(_ schema: ObjectSchema) throws(SyncError) {
+    /// The class as sync sees it, or why it cannot sync. `schemaNamed` finds embedded classes.
+    init(_ schema: ObjectSchema, schemaNamed: (String) -> ObjectSchema?) throws(SyncError) {
         guard let primaryKey = schema.primaryKeyProperty else {
             throw .unsupportedModel("\(schema.className) has no primary key; synced classes need one, as in Realm (for example @Persisted(primaryKey: true) var _id: ObjectId)")
         }
-        let properties = schema.properties.filter { $0.originProperty == nil && !$0.isPrimaryKey }
-        for property in properties {
-            if property.type == .mixed {
-                throw .unsupportedModel("\(schema.className).\(property.name) is an AnyVaultValue; mixed values do not sync yet")
-            }
-            if property.isEmbeddedLink {
-                throw .unsupportedModel("\(schema.className).\(property.name) holds embedded objects, which do not sync yet; make \(property.objectClassName ?? "the class") a top-level class with a primary key")
-            }
-        }
+        var fields: [SyncField] = []
+        try Self.collect(schema, prefix: "", chain: [], into: &fields, schemaNamed: schemaNamed)
         self.schema = schema
         self.primaryKey = primaryKey
-        self.properties = properties
-        self.propertiesByName = Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0) })
+        self.fields = fields
+        self.fieldsByPath = Dictionary(uniqueKeysWithValues: fields.map { ($0.path, $0) })
+    }
+
+    private static func collect(_ schema: ObjectSchema, prefix: String, chain: [SyncField], into fields: inout [SyncField],
+                                schemaNamed: (String) -> ObjectSchema?) throws(SyncError) {
+        guard chain.count <= 8 else { throw .unsupportedModel("\(schema.className) nests embedded objects more than 8 deep") }
+        for property in schema.properties where property.originProperty == nil && !property.isPrimaryKey {
+            let path = prefix + property.name
+            if property.type == .mixed {
+                throw .unsupportedModel("\(path) of \(schema.className) is an AnyVaultValue; mixed values do not sync yet")
+            }
+            guard property.isEmbeddedLink else {
+                fields.append(SyncField(path: path, property: property, owner: chain.last, isEmbeddedMarker: false))
+                continue
+            }
+            guard property.collectionKind == nil, let targetName = property.objectClassName, let target = schemaNamed(targetName) else {
+                throw .unsupportedModel("\(path) of \(schema.className) is a \(property.collectionKind?.rawValue ?? "collection") of embedded objects, which do not sync yet; a to-one embedded object does, or make \(property.objectClassName ?? "the class") a top-level class with a primary key")
+            }
+            let marker = SyncField(path: path, property: property, owner: chain.last, isEmbeddedMarker: true)
+            fields.append(marker)
+            try collect(target, prefix: path + ".", chain: chain + [marker], into: &fields, schemaNamed: schemaNamed)
+        }
+    }
+
+    /// Every field's stored value for the object at `rowID` (fields of an
+    /// absent embedded object left out; a marker as 1 or null), and the row of
+    /// each embedded object present, by its marker's path.
+    func read(_ vault: Vault, rowID: Int64) throws -> (values: [String: StoredPropertyValue], owners: [String: (className: String, rowID: Int64)])? {
+        guard let top = try vault.storedRow(className: className, rowID: rowID) else { return nil }
+        var rows: [String: [String: StoredPropertyValue]] = ["": top]
+        var owners: [String: (className: String, rowID: Int64)] = ["": (className, rowID)]
+        var values: [String: StoredPropertyValue] = [:]
+        for field in fields {
+            guard let row = rows[field.ownerPath], let value = row[field.property.name] else { continue }
+            guard field.isEmbeddedMarker else {
+                values[field.path] = value
+                continue
+            }
+            if case .column(.integer(let embedded)) = value, let target = field.property.objectClassName,
+               let embeddedRow = try vault.storedRow(className: target, rowID: embedded) {
+                rows[field.path] = embeddedRow
+                owners[field.path] = (target, embedded)
+                values[field.path] = .column(.integer(1))
+            } else {
+                values[field.path] = .column(.null)
+            }
+        }
+        return (values, owners)
     }
 
     /// The sync form of a stored scalar of `type` (links excepted); nil when the stored value is not one.
@@ -104,5 +151,35 @@ extension SyncValue {
         case .uuid: return "a UUID"
         case .link(let reference): return "a link to \(reference.className)"
         }
+    }
+}
+
+/// A synced field: a property of the object, or of an embedded object it holds.
+struct SyncField {
+    /// Its name in change sets and merge states (`title`, `address`, `address.city`).
+    let path: String
+    /// The stored property (for a marker: the owner's property that holds the embedded object).
+    let property: Property
+    /// The marker of the embedded object whose row holds the property (nil: the object's own row).
+    let ownerPath: String
+    /// Whether the field says whether an embedded object is there.
+    let isEmbeddedMarker: Bool
+
+    init(path: String, property: Property, owner: SyncField?, isEmbeddedMarker: Bool) {
+        self.path = path
+        self.property = property
+        self.ownerPath = owner?.path ?? ""
+        self.isEmbeddedMarker = isEmbeddedMarker
+    }
+
+    /// The paths of the markers leading to this field, outermost first.
+    var markerPaths: [String] {
+        var paths: [String] = []
+        var rest = ownerPath
+        while !rest.isEmpty {
+            paths.insert(rest, at: 0)
+            rest = rest.split(separator: ".").dropLast().joined(separator: ".")
+        }
+        return paths
     }
 }

@@ -13,9 +13,15 @@ extension SyncedVault {
             var objects: [(key: String, lines: [String])] = []
             for rowID in try vault.storedRowIDs(className: schema.className) {
                 guard let row = try vault.storedRow(className: schema.className, rowID: rowID),
-                      case .column(let pk)? = row[synced.primaryKey.name], let key = synced.primaryKeyValue(pk) else { continue }
+                      case .column(let pk)? = row[synced.primaryKey.name], let key = synced.primaryKeyValue(pk),
+                      let (values, _) = try synced.read(vault, rowID: rowID) else { continue }
                 var object = ["\(schema.className)(\(key.canonicalText))"]
-                for property in synced.properties.sorted(by: { $0.name < $1.name }) {
+                for field in synced.fields.sorted(by: { $0.path < $1.path }) {
+                    let property = field.property
+                    if field.isEmbeddedMarker {
+                        if let value = values[field.path] { object.append("  \(field.path) = \(value == .column(.null) ? "nil" : "embedded")") }
+                        continue
+                    }
                     func render(_ value: DatabaseValue) throws -> String {
                         if let target = property.objectClassName {
                             guard let rowID = value.int64 else { return "nil" }
@@ -24,9 +30,9 @@ extension SyncedVault {
                         }
                         return SyncedClass.syncValue(value, type: property.type)?.canonicalText ?? "?"
                     }
-                    switch row[property.name] {
+                    switch values[field.path] {
                     case .column(let value)?:
-                        object.append("  \(property.name) = \(try render(value))")
+                        object.append("  \(field.path) = \(try render(value))")
                     case .entries(let entries)?:
                         let items: [String]
                         switch property.collectionKind {
@@ -34,7 +40,7 @@ extension SyncedVault {
                         case .map?: items = try entries.map { "\($0.key ?? ""): \(try render($0.value))" }.sorted()
                         default: items = try entries.map { try render($0.value) }.sorted()
                         }
-                        object.append("  \(property.name) = [\(items.joined(separator: ", "))]")
+                        object.append("  \(field.path) = [\(items.joined(separator: ", "))]")
                     case nil:
                         continue
                     }
@@ -65,20 +71,28 @@ extension SyncedVault {
                     return isVisible(value) ? "→\(reference.className)(\(reference.primaryKey.canonicalText))" : "nil"
                 }
                 var object = ["\(schema.className)(\(key.primaryKey.canonicalText))"]
-                for property in synced.properties.sorted(by: { $0.name < $1.name }) {
-                    let collection = state.collections[property.name] ?? CollectionState()
+                for field in synced.fields.sorted(by: { $0.path < $1.path }) {
+                    // Fields of an embedded object that is not there are not shown.
+                    guard field.markerPaths.allSatisfy({ state.properties[$0]?.value == .bool(true) }) else { continue }
+                    let property = field.property
+                    let path = field.path
+                    let collection = state.collections[path] ?? CollectionState()
+                    if field.isEmbeddedMarker {
+                        object.append("  \(path) = \(state.properties[path].map { $0.value == .null ? "nil" : "embedded" } ?? "<unset>")")
+                        continue
+                    }
                     switch property.collectionKind {
                     case nil:
-                        object.append("  \(property.name) = \(state.properties[property.name].map { render($0.value) } ?? "<unset>")")
+                        object.append("  \(path) = \(state.properties[path].map { render($0.value) } ?? "<unset>")")
                     case .list?:
                         let items = ListOrder.visibleElements(of: collection, isVisible: isVisible).compactMap { collection.elements[$0]?.value.value }.map(render)
-                        object.append("  \(property.name) = [\(items.joined(separator: ", "))]")
+                        object.append("  \(path) = [\(items.joined(separator: ", "))]")
                     case .set?:
                         let items = collection.members.filter { $0.value.isPresent && isVisible($0.key) }.map { render($0.key) }.sorted()
-                        object.append("  \(property.name) = [\(items.joined(separator: ", "))]")
+                        object.append("  \(path) = [\(items.joined(separator: ", "))]")
                     case .map?:
                         let items = collection.entries.compactMap { entry in entry.value.value.map { "\(entry.key): \(render($0))" } }.sorted()
-                        object.append("  \(property.name) = [\(items.joined(separator: ", "))]")
+                        object.append("  \(path) = [\(items.joined(separator: ", "))]")
                     }
                 }
                 objects.append((key.primaryKey.canonicalText, object))
@@ -96,7 +110,7 @@ extension SyncedVault {
         let store = SyncStateStore(vault: vault)
         var lines: [String] = []
         for schema in vault.schema.objectSchema.sorted(by: { $0.className < $1.className }) where !schema.isEmbedded && !schema.isAsymmetric {
-            let objects = try body(vault, store, schema, try SyncedClass(schema))
+            let objects = try body(vault, store, schema, try SyncedClass(schema, schemaNamed: { vault.storedSchema(named: $0) }))
             for object in objects.sorted(by: { $0.key < $1.key }) { lines += object.lines }
         }
         return lines.joined(separator: "\n")

@@ -43,7 +43,7 @@ public final class SyncedVault: Sendable {
         let vault = try Vault(configuration: configuration)
         var classes: [String: SyncedClass] = [:]
         for schema in vault.schema.objectSchema where !schema.isEmbedded {
-            classes[schema.className] = try SyncedClass(schema)
+            classes[schema.className] = try SyncedClass(schema, schemaNamed: { vault.storedSchema(named: $0) })
         }
         self.classes = classes
         var device = SyncDeviceID(rawValue: 0)
