@@ -99,7 +99,7 @@ let package = Package(
         // Benchmarks: encrypted vs plain SQLite in one run. Never timed unit tests.
         .executableTarget(
             name: "vault-bench",
-            dependencies: ["VaultKit", "VaultCore", "VaultRealmImport", "CSQLite", "CSodium"]
+            dependencies: ["VaultKit", "VaultCore", "VaultRealmImport", "VaultSync", "CSQLite", "CSodium"]
         ),
 
         // A child process the tests kill at random points (durability) or run

@@ -52,7 +52,9 @@ struct SyncApplyTests {
     func exactlyOnceInCausalOrder() throws {
         let pair = try SyncTestPair("sync-once")
         try pair.a.write { vault in vault.create(SyncNote.self, value: ["id": "n", "rank": 1]) }
+        _ = try pair.a.synced.pendingChangeSets()
         try pair.a.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "n")?.rank = 2 }
+        _ = try pair.a.synced.pendingChangeSets()
         try pair.a.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "n")?.tags.append("t") }
         let changeSets = try pair.a.synced.pendingChangeSets()
         #expect(changeSets.count == 3)

@@ -7,7 +7,7 @@ import VaultTestSupport
 
 @Suite("Synced vaults: recording commits and applying remote change sets")
 struct SyncedVaultTests {
-    @Test("every local commit becomes one change set in the outbox, with the operations it made")
+    @Test("local commits become change sets in the outbox, with the operations they made; commits not yet made into one coalesce")
     func recordsCommits() throws {
         let directory = try TemporaryDirectory("sync-record")
         let device = try SyncTestDevice(directory, "a", relay: InProcessRelay())
@@ -19,7 +19,9 @@ struct SyncedVaultTests {
             note.counts["eggs"] = 6
             vault.add(note)
         }
+        _ = try device.synced.pendingChangeSets()
         try device.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "n1")?.title = "Shopping" }
+        _ = try device.synced.pendingChangeSets()
         try device.write { vault in
             if let note = vault.object(ofType: SyncNote.self, forPrimaryKey: "n1") { vault.delete(note) }
         }
@@ -42,6 +44,11 @@ struct SyncedVaultTests {
         #expect(reopened.device == device.synced.device)
         try device.write { vault in vault.add(SyncPerson(value: ["id": 1, "name": "Ana"])) }
         #expect(try reopened.pendingChangeSets().map(\.sequence) == [3, 4])
+        // Two commits before the next change set is made: one change set with their net effect.
+        try device.write { vault in vault.object(ofType: SyncPerson.self, forPrimaryKey: 1)?.name = "Ana B" }
+        try device.write { vault in vault.object(ofType: SyncPerson.self, forPrimaryKey: 1)?.name = "Ana C" }
+        let coalesced = try reopened.pendingChangeSets().last
+        #expect(coalesced?.sequence == 5 && coalesced?.operations.map(\.change) == [.set(property: "name", value: .string("Ana C"))])
     }
 
     @Test("objects in the vault before sync was enabled are recorded as created")
@@ -159,8 +166,9 @@ struct SyncedVaultTests {
                 edit(tags)
                 expected = Array(tags)
             }
+            let changeSets = try pair.a.synced.pendingChangeSets()
             #expect(try pair.a.synced.stateDump() == pair.a.synced.dump())
-            try pair.b.synced.apply(try pair.a.synced.pendingChangeSets())
+            try pair.b.synced.apply(changeSets)
             #expect(try pair.b.note("l").map { Array($0.tags) } == expected)
         }
     }

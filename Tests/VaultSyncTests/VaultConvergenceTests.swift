@@ -52,8 +52,12 @@ struct VaultHistory {
             default:
                 try edit(device)
                 operations += 1
+                // Half the time the edit becomes a change set at once (and is checked below, before
+                // any merge could hide a lost edit); otherwise it coalesces with the next ones.
+                if Bool.random(using: &random) { continue }
+                _ = try device.synced.pendingChangeSets()
             }
-            // What the rows show is what the merge states say, after every step.
+            // Once local commits are recorded (by a merge or an upload), the rows show what the merge states say.
             let (rows, states) = (try device.synced.dump(), try device.synced.stateDump())
             if rows != states, unfaithfulMoments.count < 3 { unfaithfulMoments.append("rows:\n\(rows)\nstates:\n\(states)") }
         }

@@ -101,6 +101,12 @@ final class ChangeCapture {
 
     /// VaultKit is about to write these properties of a row with its own statement.
     func willWrite(className: String, rowID: Int64, propertyIndexes: some Sequence<Int>, isUpdateStatement: Bool) {
+        // Sync's commit participant needs the rows only: the update hook names those an
+        // UPDATE writes; a collection's owner (whose row no statement touches) is noted here.
+        guard isForObservers else {
+            if !isUpdateStatement { changes.tables[className, default: TableChanges()].written[rowID, default: WrittenProperties()].linkColumns = true }
+            return
+        }
         changes.tables[className, default: TableChanges()].written[rowID, default: WrittenProperties()].indexes.formUnion(propertyIndexes)
         if isUpdateStatement { expectedUpdate = (className, rowID) }
     }

@@ -9,8 +9,7 @@ import VaultCore
 // (`@_spi(VaultSync) import VaultKit`), so that apps never see them:
 //
 //   1. A word at each commit, inside the write transaction and before it
-//      commits: which rows of which classes were inserted, deleted or written
-//      (by property name). It comes from change capture (ChangeCapture),
+//      commits: which rows of which classes were inserted, deleted or written. It comes from change capture (ChangeCapture),
 //      which is forced on for a file while a participant is registered. What
 //      the participant writes in its own tables commits atomically with the
 //      app's write, and a throw rolls the whole transaction back.
@@ -27,8 +26,8 @@ public struct CommittedRows: Sendable, Equatable {
     public var inserted: [String: Set<Int64>] = [:]
     /// Rows deleted, by class.
     public var deleted: [String: Set<Int64>] = [:]
-    /// Rows updated in place, by class, with the names of the properties VaultKit wrote.
-    public var written: [String: [Int64: Set<String>]] = [:]
+    /// Rows updated in place, by class (by VaultKit's statements or by foreign-key actions).
+    public var written: [String: Set<Int64>] = [:]
 
     /// No rows.
     public init() {}
@@ -83,15 +82,7 @@ extension Vault {
         for (table, change) in changes.tables where !table.hasPrefix("_vk_") && !table.hasPrefix("_vaultkit_") {
             if !change.inserted.isEmpty { rows.inserted[table] = change.inserted }
             if !change.deleted.isEmpty { rows.deleted[table] = change.deleted }
-            guard !change.written.isEmpty else { continue }
-            let schema = schema(named: table)
-            var written: [Int64: Set<String>] = [:]
-            for (rowID, properties) in change.written {
-                written[rowID] = Set(properties.indexes.compactMap { index in
-                    schema.flatMap { $0.properties.indices.contains(index) ? $0.properties[index].name : nil }
-                })
-            }
-            rows.written[table] = written
+            if !change.written.isEmpty { rows.written[table] = Set(change.written.keys) }
         }
         return rows
     }

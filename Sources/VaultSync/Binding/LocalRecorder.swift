@@ -4,40 +4,48 @@ import VaultCore
 
 // MARK: - Recording local commits
 //
-// A synced vault's commit is told, inside its transaction, which rows it
-// inserted, deleted and wrote (VaultCommitParticipant). The recorder turns
-// that into operations by comparing each changed object's row with what its
-// merge state says the row held before — the two agree after every commit,
-// local or remote, because both are written in the same transactions:
+// Commits note which rows they inserted, deleted and wrote (CommitRecorder).
+// The recorder turns the notes into operations by comparing each noted
+// object's row with what its merge state says the row held when the last
+// change set was made — states and rows are written in the same transactions,
+// and every remote merge first records the local notes, so the difference is
+// exactly what the noted commits did:
 //
 //   - a deleted row whose object sync knows: `erase` (the next incarnation);
 //   - an inserted row: `create` (the next incarnation if the key was deleted
 //     before, the same one if it is present: creating an existing key
 //     merges into it), then every property's value, as Realm's sync does;
-//   - a written row: for each property VaultKit wrote, a `set` when the value
-//     differs from the visible one; for a list, the insertions and removals
+//   - a written row: for each field, a `set` when the value differs from the
+//     visible one; for a list, the insertions and removals
 //     that turn the visible elements into the stored ones (a longest common
 //     subsequence stays, so concurrent edits elsewhere in the list survive);
 //     for a set and a map, one operation per member or key that changed.
 //
 // Links are written as their target's key and incarnation. Each operation is
-// stamped by the hybrid logical clock, applied to the state at once (so later
-// operations of the same commit build on it), and the commit's operations
-// become the device's next change set in the outbox, in the same transaction.
+// stamped (see CommitRecorder), applied to the state at once (so later
+// operations build on it), and the operations become the device's next
+// change set in the outbox, in the same transaction.
 
 /// Turns one local commit into a change set.
 struct LocalRecorder {
     let store: SyncStateStore
     let classes: [String: SyncedClass]
     let device: SyncDeviceID
-    var clock: HybridLogicalClock
+    /// The greatest stamp clock issued or received so far (the hybrid logical clock).
+    private(set) var latest: UInt64
+    /// The clock reading of the last commit that touched a row (class, row id).
+    let commitClock: (String, Int64) -> UInt64
+    /// The reading the operations of the object being recorded start from.
+    private var floor: UInt64 = 0
     private(set) var operations: [SyncOperation] = []
 
-    init(store: SyncStateStore, classes: [String: SyncedClass], device: SyncDeviceID, clock: HybridLogicalClock) {
+    init(store: SyncStateStore, classes: [String: SyncedClass], device: SyncDeviceID, latest: UInt64,
+         commitClock: @escaping (String, Int64) -> UInt64) {
         self.store = store
         self.classes = classes
         self.device = device
-        self.clock = clock
+        self.latest = latest
+        self.commitClock = commitClock
     }
 
     private var vault: Vault { store.vault }
@@ -51,19 +59,25 @@ struct LocalRecorder {
                 guard let key = try store.key(className: className, row: rowID) else { continue }
                 if let row = try vault.storedRow(className: className, rowID: rowID),
                    let pk = row[synced.primaryKey.name].flatMap(primaryKeyValue(synced)), pk == key.primaryKey { continue }
+                floor = commitClock(className, rowID)
                 try erase(key)
             }
         }
         // Rows written, and the objects holding embedded objects that were written or added.
-        var touched: [String: Set<Int64>] = rows.written.mapValues { Set($0.keys) }
-        for (className, rowIDs) in rows.inserted.merging(rows.written.mapValues { Set($0.keys) }, uniquingKeysWith: { $0.union($1) })
+        var touched: [String: Set<Int64>] = rows.written
+        var ownerClocks: [String: [Int64: UInt64]] = [:]
+        for (className, rowIDs) in rows.inserted.merging(rows.written, uniquingKeysWith: { $0.union($1) })
             where classes[className] == nil {
             for rowID in rowIDs {
-                if let owner = try topLevelOwner(ofEmbedded: className, rowID: rowID) { touched[owner.className, default: []].insert(owner.rowID) }
+                guard let owner = try topLevelOwner(ofEmbedded: className, rowID: rowID) else { continue }
+                touched[owner.className, default: []].insert(owner.rowID)
+                ownerClocks[owner.className, default: [:]][owner.rowID] = max(ownerClocks[owner.className]?[owner.rowID] ?? 0, commitClock(className, rowID))
             }
         }
+        let commitClock = self.commitClock
+        let clockOf = { (className: String, rowID: Int64) in max(commitClock(className, rowID), ownerClocks[className]?[rowID] ?? 0) }
         // Creations before values: a new object may link to another new one.
-        var created: [(SyncedClass, SyncObjectKey, [String: StoredPropertyValue])] = []
+        var created: [(SyncedClass, Int64, SyncObjectKey, [String: StoredPropertyValue])] = []
         var handled: [String: Set<Int64>] = [:]
         let inserted = rows.inserted.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value.sorted()) }
         let untracked = try touched.sorted(by: { $0.key < $1.key }).map { className, rowIDs in
@@ -79,21 +93,26 @@ struct LocalRecorder {
                 let state = try store.state(of: key)
                 if try store.row(of: key) == rowID, state.isPresent {
                     // Known already (a replaced row): its fields are compared below.
-                    created.append((synced, key, values))
+                    created.append((synced, rowID, key, values))
                     continue
                 }
+                floor = clockOf(className, rowID)
                 try apply(SyncOperation(object: reference(key, incarnation: state.isPresent ? state.incarnation : state.incarnation + 1),
                                         stamp: nextStamp(), change: .create), to: key, row: rowID)
-                created.append((synced, key, values))
+                created.append((synced, rowID, key, values))
             }
         }
-        for (synced, key, values) in created { try recordValues(synced, key: key, values: values) }
+        for (synced, rowID, key, values) in created {
+            floor = clockOf(synced.className, rowID)
+            try recordValues(synced, key: key, values: values)
+        }
         // Updates of known objects: every field that differs from its state.
         for (className, rowIDs) in touched.sorted(by: { $0.key < $1.key }) {
             guard let synced = classes[className] else { continue }
             for rowID in rowIDs.sorted() where !(handled[className]?.contains(rowID) ?? false) {
                 guard let key = try store.key(className: className, row: rowID),
                       let (values, _) = try synced.read(vault, rowID: rowID) else { continue }
+                floor = clockOf(className, rowID)
                 try recordValues(synced, key: key, values: values)
             }
         }
@@ -205,7 +224,11 @@ struct LocalRecorder {
         return value
     }
 
-    private mutating func nextStamp() -> SyncStamp { SyncStamp(clock: clock.tick(), device: device) }
+    /// A stamp later than every one the device knows, and no earlier than the commit that made the change.
+    private mutating func nextStamp() -> SyncStamp {
+        latest = max(latest &+ 1, floor)
+        return SyncStamp(clock: latest, device: device)
+    }
 
     private func reference(_ key: SyncObjectKey, incarnation: UInt64) -> SyncObjectReference {
         SyncObjectReference(className: key.className, primaryKey: key.primaryKey, incarnation: incarnation)

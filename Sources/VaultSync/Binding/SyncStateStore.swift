@@ -10,6 +10,7 @@ import VaultCore
 ///   _vaultkit_sync_objects  (class, pk, row, state)
 ///                           each synced object's merge state (ObjectStateCoding), and its row
 ///                           (NULL when deleted: the state keeps its incarnation)
+///   _vaultkit_sync_pending  (id, clock, rows)   local commits not yet made into a change set (CommitRecorder)
 ///   _vaultkit_sync_outbox   (sequence, changeset)  local change sets not yet acknowledged
 ///   _vaultkit_sync_applied  (device, sequence)     the last change set of each device applied
 ///   _vaultkit_sync_inbox    (device, sequence, changeset)  received, waiting for their predecessors
@@ -18,6 +19,7 @@ enum SyncTables {
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_objects(class TEXT NOT NULL, pk TEXT NOT NULL, row INTEGER, state BLOB NOT NULL, PRIMARY KEY(class, pk)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS _vaultkit_sync_objects_row ON _vaultkit_sync_objects(class, row);
+        CREATE TABLE IF NOT EXISTS _vaultkit_sync_pending(id INTEGER PRIMARY KEY, clock INTEGER NOT NULL, rows BLOB NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_outbox(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_applied(device INTEGER PRIMARY KEY, sequence INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_inbox(device INTEGER NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL, PRIMARY KEY(device, sequence));
@@ -49,7 +51,7 @@ final class SyncStateStore {
     /// The object whose row is `rowID` in `className`, if sync knows it.
     func key(className: String, row rowID: Int64) throws -> SyncObjectKey? {
         if let known = rowLookups[className]?[rowID] { return known }
-        let rows = try vault.syncFetch("SELECT state FROM _vaultkit_sync_objects WHERE class = ? AND row = ?", [.text(className), .integer(rowID)])
+        let rows = try vault.syncFetch("SELECT state FROM _vaultkit_sync_objects INDEXED BY _vaultkit_sync_objects_row WHERE class = ? AND row = ?", [.text(className), .integer(rowID)])
         guard let blob = rows.first?[0].data else { return nil }
         let (key, state) = try ObjectStateCoding.decode([UInt8](blob))
         if entries[key] == nil { entries[key] = Entry(state: state, row: rowID) }

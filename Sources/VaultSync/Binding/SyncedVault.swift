@@ -66,9 +66,12 @@ public final class SyncedVault: Sendable {
 
     // MARK: Outgoing
 
-    /// The local change sets not yet acknowledged, in order.
+    /// The local change sets not yet acknowledged, in order. Commits made
+    /// since the last call (or the last ``apply(_:serverCursor:)``) first
+    /// become one change set (see CommitRecorder).
     public func pendingChangeSets() throws -> [ChangeSet] {
         let vault = try Vault(configuration: configuration)
+        try vault.write { try recorder.finalize(in: vault) }
         return try vault.syncFetch("SELECT changeset FROM _vaultkit_sync_outbox ORDER BY sequence").map { row in
             guard let blob = row[0].data else { throw SyncError.malformedChangeSet("an outbox entry without bytes") }
             return try ChangeSetCodec.decode([UInt8](blob))
@@ -97,6 +100,8 @@ public final class SyncedVault: Sendable {
         recorder.setApplying(vault, true)
         defer { recorder.setApplying(vault, false) }
         return try vault.write {
+            // Local commits first: their change set comes before the remote ones, as it was made before them.
+            try recorder.finalize(in: vault)
             let store = SyncStateStore(vault: vault)
             var inbox = Inbox(store: store, device: device, applied: try store.applied())
             try inbox.load()
@@ -127,66 +132,5 @@ public final class SyncedVault: Sendable {
     public func appliedChangeSets() throws -> [SyncDeviceID: UInt64] {
         let vault = try Vault(configuration: configuration)
         return try SyncStateStore(vault: vault).applied()
-    }
-}
-
-/// Turns every local commit of a synced vault file into a change set in its
-/// outbox, inside the commit's transaction (see LocalRecorder).
-final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
-    private let classes: [String: SyncedClass]
-    private let device: SyncDeviceID
-    private let now: @Sendable () -> UInt64
-    /// Vaults (by identity) whose transactions apply remote change sets: not recorded.
-    private let lock = NSLock()
-    private var applying: Set<ObjectIdentifier> = []
-
-    init(classes: [String: SyncedClass], device: SyncDeviceID, now: @escaping @Sendable () -> UInt64) {
-        self.classes = classes
-        self.device = device
-        self.now = now
-    }
-
-
-    /// Records a local commit (see VaultCommitParticipant).
-    func vaultWillCommit(_ vault: Vault, rows: CommittedRows) throws {
-        let identity = ObjectIdentifier(vault)
-        if lock.withLock({ applying.contains(identity) }) { return }
-        try record(rows, in: vault)
-    }
-
-    /// Marks `vault`'s transactions as applying remote change sets (not recorded) or not.
-    func setApplying(_ vault: Vault, _ on: Bool) {
-        let identity = ObjectIdentifier(vault)
-        lock.withLock { _ = on ? applying.insert(identity).inserted : applying.remove(identity) != nil }
-    }
-
-    private func record(_ rows: CommittedRows, in vault: Vault) throws {
-        let store = SyncStateStore(vault: vault)
-        let clock = HybridLogicalClock(latest: try store.meta("clock") ?? 0, now: now)
-        var recorder = LocalRecorder(store: store, classes: classes, device: device, clock: clock)
-        try recorder.record(rows)
-        guard !recorder.operations.isEmpty else { return }
-        let sequence = (try store.meta("sequence") ?? 0) + 1
-        var dependencies = try store.applied()
-        dependencies[device] = nil
-        let changeSet = ChangeSet(author: device, sequence: sequence, dependencies: dependencies, operations: recorder.operations)
-        let bytes = try ChangeSetCodec.encode(changeSet)
-        try vault.syncExecute("INSERT INTO _vaultkit_sync_outbox(sequence, changeset) VALUES (?, ?)",
-                              [.integer(Int64(bitPattern: sequence)), .blob(Data(bytes))])
-        try store.setMeta("sequence", sequence)
-        try store.setMeta("clock", recorder.clock.latest)
-        try store.flush()
-    }
-
-    /// Records objects that were in the vault before sync knew them as created.
-    func adoptUnrecordedObjects(_ vault: Vault) throws {
-        var rows = CommittedRows()
-        for className in classes.keys.sorted() {
-            let known = Set(try vault.syncFetch("SELECT row FROM _vaultkit_sync_objects WHERE class = ? AND row IS NOT NULL", [.text(className)]).compactMap { $0[0].int64 })
-            let unknown = try vault.storedRowIDs(className: className).filter { !known.contains($0) }
-            if !unknown.isEmpty { rows.inserted[className] = Set(unknown) }
-        }
-        guard !rows.inserted.isEmpty else { return }
-        try vault.write { try record(rows, in: vault) }
     }
 }
