@@ -93,7 +93,7 @@ let package = Package(
         // The README's main job: Realm-style models in an encrypted vault.
         .executableTarget(
             name: "vaultkit-demo",
-            dependencies: ["VaultKit", "VaultRealmImport", .product(name: "OpenCombineShim", package: "OpenCombine")]
+            dependencies: ["VaultKit", "VaultRealmImport", "VaultSync", .product(name: "OpenCombineShim", package: "OpenCombine")]
         ),
 
         // Benchmarks: encrypted vs plain SQLite in one run. Never timed unit tests.

@@ -184,6 +184,7 @@ do {
     try todoListWithCombine(in: directory, key: key)
     try importRealmFile(in: directory, key: key)
     try await legacyCodeWithCodable(in: directory, key: key)
+    try await syncBetweenDevices(in: directory, key: key)
 } catch {
     FileHandle.standardError.write(Data("vaultkit-demo: \(error)\n".utf8))
     exit(1)

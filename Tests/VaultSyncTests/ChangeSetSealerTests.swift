@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import VaultCore
 @testable import VaultSync
+import VaultTestSupport
 
 @Suite("Sealed change sets")
 struct ChangeSetSealerTests {
@@ -106,5 +108,28 @@ struct InProcessRelayTests {
         let stored = await relay.storedBytes(space: space)
         #expect(!String(decoding: stored, as: UTF8.self).contains("canary"))
         #expect(!String(decoding: stored, as: UTF8.self).contains("title"))
+    }
+
+    @Test("a sync key from a key store: the same stored key gives the same sync key on every device, another key another one")
+    func syncKeyFromKeyStore() throws {
+        let directory = try TemporaryDirectory("sync-keystore")
+        let phone = try FileKeyStore(directory: directory.file("phone"))
+        let tablet = try FileKeyStore(directory: directory.file("tablet"))
+        let shared = try MasterKey.generate()
+        try phone.storeKey(shared, identifier: "sync-space")
+        try tablet.storeKey(shared, identifier: "sync-space")
+        try phone.storeKey(try MasterKey.generate(), identifier: "other")
+        let space = SyncSpaceID.generate()
+        let sealing = try ChangeSetSealer(space: space, keys: [1: try SyncKey(keyStore: phone, identifier: "sync-space")], currentKeyID: 1)
+        let opening = try ChangeSetSealer(space: space, keys: [1: try SyncKey(keyStore: tablet, identifier: "sync-space")], currentKeyID: 1)
+        let stranger = try ChangeSetSealer(space: space, keys: [1: try SyncKey(keyStore: phone, identifier: "other")], currentKeyID: 1)
+        let changeSet = ChangeSet(author: SyncDeviceID(rawValue: 5), sequence: 1, dependencies: [:], operations: [
+            SyncOperation(object: SyncObjectReference(className: "C", primaryKey: .int(1), incarnation: 1),
+                          stamp: SyncStamp(clock: 9, device: SyncDeviceID(rawValue: 5)), change: .create),
+        ])
+        let sealed = try sealing.seal(changeSet)
+        #expect(try opening.open(sealed) == changeSet)
+        #expect(throws: SyncError.self) { try stranger.open(sealed) }
+        #expect(throws: KeyStoreError.self) { try SyncKey(keyStore: phone, identifier: "missing") }
     }
 }

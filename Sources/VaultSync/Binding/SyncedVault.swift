@@ -21,7 +21,7 @@ import VaultCore
 /// ```
 ///
 /// Every top-level class syncs and needs a primary key, as in Realm.
-/// ``AsymmetricObject`` classes are upload-only: recorded here, never applied
+/// `AsymmetricObject` classes are upload-only: recorded here, never applied
 /// from other devices. Embedded objects and mixed values do not sync yet: a
 /// model with them is refused with ``SyncError/unsupportedModel(_:)``.
 /// ``VaultSynchronizer`` carries the change sets through a ``SyncTransport``.

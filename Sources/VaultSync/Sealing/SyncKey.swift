@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import VaultCore
 
 /// The key a user's devices share to seal change sets: 32 random bytes
 /// (libsodium's `crypto_kdf_KEYBYTES`). It never leaves the devices: a relay
@@ -29,6 +30,28 @@ public final class SyncKey: Sendable, CustomStringConvertible {
         }
         defer { bytes.resetBytes(in: 0..<bytes.count) }
         return try SyncKey(bytes: bytes)
+    }
+
+    /// The sync key of the 64-byte key stored in `keyStore` under `identifier`
+    /// (a `FileKeyStore`, or the app's keychain-backed store): BLAKE2b-256 keyed
+    /// with that key, of the message "VaultKit sync key v1". Store one key per
+    /// space on every device of the user's (never on a server) and each derives
+    /// the same sync key; a vault's own master key should not be reused for it.
+    public convenience init(keyStore: some KeyStore, identifier: String) throws {
+        guard sodium_init() >= 0 else { throw SyncError.cryptoUnavailable }
+        let masterKey = try keyStore.loadKey(identifier: identifier)
+        var derived = Data(count: Self.byteCount)
+        let message = Array("VaultKit sync key v1".utf8)
+        let status = derived.withUnsafeMutableBytes { output -> Int32 in
+            guard let target = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return -1 }
+            return masterKey.withUnsafeBytes { key in
+                crypto_generichash(target, Self.byteCount, message, UInt64(message.count),
+                                   key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count)
+            }
+        }
+        defer { derived.resetBytes(in: 0..<derived.count) }
+        guard status == 0 else { throw SyncError.invalidKey("the stored key could not be used to derive a sync key") }
+        try self.init(bytes: derived)
     }
 
     deinit {
