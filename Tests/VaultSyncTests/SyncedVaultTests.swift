@@ -208,4 +208,20 @@ struct SyncedVaultTests {
         #expect(replaced.city == "Nantes" && replaced.zip == nil && replaced.geo == nil)
         #expect(try a.synced.dump() == b.synced.dump())
     }
+
+    @Test("replacing a list element keeps its identity: a concurrent move or insert elsewhere survives, and the later of two replacements wins")
+    func listReplacementIsASet() async throws {
+        let pair = try SyncTestPair("sync-list-set")
+        let (a, b) = (pair.a, pair.b)
+        try a.write { vault in vault.create(SyncNote.self, value: ["id": "r", "tags": ["a", "b", "c"]]) }
+        try await a.sync()
+        try await b.sync()
+        try a.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "r")?.tags[1] = "B" }
+        let replaced = try a.synced.pendingChangeSets().last?.operations.map(\.change) ?? []
+        #expect(replaced.count == 1 && replaced.allSatisfy { if case .listSet = $0 { true } else { false } })
+        try b.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "r")?.tags.insert("x", at: 2) }
+        for device in [a, b, a] { try await device.sync() }
+        #expect(try a.note("r").map { Array($0.tags) } == ["a", "B", "x", "c"])
+        #expect(try a.synced.dump() == b.synced.dump())
+    }
 }

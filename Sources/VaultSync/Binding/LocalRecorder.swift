@@ -16,9 +16,11 @@ import VaultCore
 //     before, the same one if it is present: creating an existing key
 //     merges into it), then every property's value, as Realm's sync does;
 //   - a written row: for each field, a `set` when the value differs from the
-//     visible one; for a list, the insertions and removals
+//     visible one; for a list, the insertions, removals and replacements
 //     that turn the visible elements into the stored ones (a longest common
-//     subsequence stays, so concurrent edits elsewhere in the list survive);
+//     subsequence stays, so concurrent edits elsewhere in the list survive;
+//     between two elements that stay, removed and added ones pair up in order
+//     as replacements, Realm's `list[i] = x`);
 //     for a set and a map, one operation per member or key that changed.
 //
 // Links are written as their target's key and incarnation. Each operation is
@@ -179,9 +181,19 @@ struct LocalRecorder {
         let old = visibleStamps.map { collection.elements[$0]?.value.value ?? .null }
         guard old != new else { return }
         let kept = StoredListDiff.keptPairs(old: old, new: new)
-        let keptOld = Set(kept.map(\.0))
+        var keptOld = Set(kept.map(\.0))
         var slotOfNew = [SyncStamp?](repeating: nil, count: new.count)
         for (oldIndex, newIndex) in kept { slotOfNew[newIndex] = collection.elements[visibleStamps[oldIndex]]?.position }
+        // Between two kept elements, old and new elements pair up in order as replacements
+        // (`list[i] = x`: the element keeps its identity and place, its value is set).
+        for (previous, next) in zip([(-1, -1)] + kept, kept + [(old.count, new.count)]) {
+            for (oldIndex, newIndex) in zip((previous.0 + 1)..<next.0, (previous.1 + 1)..<next.1) {
+                let element = visibleStamps[oldIndex]
+                try edit(key, .listSet(property: path, epoch: collection.epoch, element: element, value: new[newIndex]))
+                keptOld.insert(oldIndex)
+                slotOfNew[newIndex] = collection.elements[element]?.position
+            }
+        }
         for (index, stamp) in visibleStamps.enumerated() where !keptOld.contains(index) {
             try edit(key, .listErase(property: path, epoch: collection.epoch, element: stamp))
         }
