@@ -224,4 +224,38 @@ struct SyncedVaultTests {
         #expect(try a.note("r").map { Array($0.tags) } == ["a", "B", "x", "c"])
         #expect(try a.synced.dump() == b.synced.dump())
     }
+
+    @Test("lists and maps of embedded objects: each object travels whole; edits of different objects merge, a deleted guide reads as nil")
+    func embeddedCollections() async throws {
+        let pair = try SyncTestPair("sync-embedded-list")
+        let (a, b) = (pair.a, pair.b)
+        try a.write { vault in
+            let guide = vault.create(SyncPerson.self, value: ["id": 9, "name": "Guide"])
+            let note = vault.create(SyncNote.self, value: ["id": "tour"])
+            note.stops.append(objectsIn: [SyncStop(value: ["name": "Museum", "minutes": 60]), SyncStop(value: ["name": "Park", "minutes": 30])])
+            note.stops[0].guide = guide
+            note.stopsByDay["mon"] = SyncStop(value: ["name": "Market", "minutes": 20])
+        }
+        try await a.sync()
+        try await b.sync()
+        let copy = try #require(try b.note("tour"))
+        #expect(copy.stops.map(\.name) == ["Museum", "Park"] && copy.stops[0].guide?.name == "Guide")
+        #expect(copy.stopsByDay["mon"]??.name == "Market")
+        try a.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "tour")?.stops[0].minutes = 90 }
+        try b.write { vault in
+            guard let note = vault.object(ofType: SyncNote.self, forPrimaryKey: "tour") else { return }
+            note.stops[1].name = "Garden"
+            note.stops.append(SyncStop(value: ["name": "Café", "minutes": 15]))
+            note.stopsByDay["tue"] = SyncStop(value: ["name": "Harbour"])
+            if let guide = vault.object(ofType: SyncPerson.self, forPrimaryKey: 9) { vault.delete(guide) }
+        }
+        for device in [a, b, a] { try await device.sync() }
+        #expect(try a.synced.dump() == b.synced.dump())
+        #expect(try a.synced.stateDump() == a.synced.dump())
+        let merged = try #require(try a.note("tour"))
+        #expect(merged.stops.map(\.name) == ["Museum", "Garden", "Café"])
+        #expect(merged.stops.map(\.minutes) == [90, 30, 15])
+        #expect(merged.stops[0].guide == nil)
+        #expect(Set(merged.stopsByDay.keys) == ["mon", "tue"])
+    }
 }

@@ -72,9 +72,9 @@ struct VaultHistory {
         let vault = try device.vault()
         let noteID = "n\(Int.random(in: 0..<2, using: &random))"
         let personID = Int.random(in: 0..<2, using: &random)
-        let drawn = Int.random(in: 0..<21, using: &random)
+        let drawn = Int.random(in: 0..<22, using: &random)
         // List inserts more often, so there are elements to edit.
-        let choice = drawn >= 17 ? 7 : drawn
+        let choice = drawn >= 18 ? 7 : drawn
         let word = ["red", "green", "blue"][Int.random(in: 0..<3, using: &random)]
         let number = Int.random(in: -5...5, using: &random)
         let position = Int.random(in: 0..<8, using: &random)
@@ -110,6 +110,13 @@ struct VaultHistory {
             case (13, let note?): if number >= -2 { note.counts[word] = number } else { note.counts.removeObject(for: word) }
             case (14, let note?): if let person { note.related.append(person) }
             case (15, let note?): if !note.related.isEmpty { note.related.remove(at: position % note.related.count) }
+            case (17, let note?):
+                switch position % 4 {
+                case 0: note.stops.insert(SyncStop(value: ["name": word, "minutes": number]), at: position % (note.stops.count + 1))
+                case 1: if !note.stops.isEmpty { note.stops[position % note.stops.count].minutes = number }
+                case 2: if !note.stops.isEmpty { note.stops.remove(at: position % note.stops.count) }
+                default: if number > 0 { note.stopsByDay[word] = SyncStop(value: ["name": word, "minutes": number]) } else { note.stopsByDay.removeObject(for: word) }
+                }
             case (16, let note?):
                 switch position % 4 {
                 case 0: note.place = number > 3 ? nil : SyncPlace(value: ["city": word])

@@ -15,6 +15,14 @@ public final class SyncNote: Object {
     @Persisted public var counts: Map<String, Int>
     @Persisted public var related: List<SyncPerson>
     @Persisted public var place: SyncPlace?
+    @Persisted public var stops: List<SyncStop>
+    @Persisted public var stopsByDay: Map<String, SyncStop?>
+}
+
+public final class SyncStop: EmbeddedObject {
+    @Persisted public var name = ""
+    @Persisted public var minutes = 0
+    @Persisted public var guide: SyncPerson?
 }
 
 public final class SyncPlace: EmbeddedObject {
@@ -37,5 +45,5 @@ public final class SyncReading: AsymmetricObject {
     @Persisted public var celsius = 0.0
 }
 
-public let syncTestTypes: [ObjectBase.Type] = [SyncNote.self, SyncPerson.self, SyncReading.self, SyncPlace.self, SyncGeo.self]
+public let syncTestTypes: [ObjectBase.Type] = [SyncNote.self, SyncPerson.self, SyncReading.self, SyncPlace.self, SyncGeo.self, SyncStop.self]
 

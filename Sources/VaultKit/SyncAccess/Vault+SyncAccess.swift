@@ -117,14 +117,15 @@ extension Vault {
         return rowID
     }
 
-    /// The object (class and row) whose to-one property holds the embedded
-    /// object `rowID` of `className`; nil when none does (or it is in a collection).
+    /// The object (class and row) that holds the embedded object `rowID` of
+    /// `className`, in a to-one property, a list or a map; nil when none does.
     public func storedOwner(ofEmbedded className: String, rowID: Int64) throws -> (className: String, rowID: Int64)? {
         for owner in schemasByName.values.sorted(by: { $0.className < $1.className }) {
-            for property in owner.properties where property.isEmbeddedLink && property.collectionKind == nil && property.objectClassName == className {
-                let found = try withDatabase { db in
-                    try db.cachedStatement("SELECT \"_vk_id\" FROM \(owner.tableName) WHERE \(property.columnSQL) = ?").fetchAll([.integer(rowID)]).first?[0].int64
-                }
+            for property in owner.properties where property.isEmbeddedLink && property.objectClassName == className {
+                let sql = property.collectionKind == nil
+                    ? "SELECT \"_vk_id\" FROM \(owner.tableName) WHERE \(property.columnSQL) = ?"
+                    : "SELECT \"_vk_owner\" FROM \(owner.collectionTableName(for: property)) WHERE \"value\" = ?"
+                let found = try withDatabase { db in try db.cachedStatement(sql).fetchAll([.integer(rowID)]).first?[0].int64 }
                 if let found { return (owner.className, found) }
             }
         }

@@ -145,7 +145,7 @@ struct LocalRecorder {
                 let old = try state.properties[path].map { try visible($0.value) }
                 if old != new { try edit(key, .set(property: path, value: new)) }
             case (.list?, .entries(let entries)):
-                try recordList(key, path, property, state: state, new: entries.map { try syncValue($0.value, property) })
+                try recordList(key, field, state: state, new: entries.map { try elementValue($0.value, field) })
             case (.set?, .entries(let entries)):
                 let collection = state.collections[path] ?? CollectionState()
                 let new = Set(try entries.map { try syncValue($0.value, property) })
@@ -160,12 +160,12 @@ struct LocalRecorder {
             case (.map?, .entries(let entries)):
                 let collection = state.collections[path] ?? CollectionState()
                 var new: [String: SyncValue] = [:]
-                for entry in entries { new[entry.key ?? ""] = try syncValue(entry.value, property) }
+                for entry in entries { new[entry.key ?? ""] = try elementValue(entry.value, field) }
                 for (mapKey, entry) in collection.entries.sorted(by: { $0.key < $1.key }) where entry.value != nil && new[mapKey] == nil {
                     try edit(key, .mapEntry(property: path, epoch: collection.epoch, key: mapKey, value: nil))
                 }
                 for (mapKey, value) in new.sorted(by: { $0.key < $1.key }) {
-                    let old = try collection.entries[mapKey]?.value.map { try visible($0) }
+                    let old = try collection.entries[mapKey]?.value.map { try visibleElement($0, field) }
                     if old != value { try edit(key, .mapEntry(property: path, epoch: collection.epoch, key: mapKey, value: value)) }
                 }
             default:
@@ -175,10 +175,11 @@ struct LocalRecorder {
     }
 
     /// The operations that turn a list's visible elements into `new`.
-    private mutating func recordList(_ key: SyncObjectKey, _ path: String, _ property: Property, state: ObjectState, new: [SyncValue]) throws {
+    private mutating func recordList(_ key: SyncObjectKey, _ field: SyncField, state: ObjectState, new: [SyncValue]) throws {
+        let path = field.path
         let collection = state.collections[path] ?? CollectionState()
         let visibleStamps = ListOrder.visibleElements(of: collection, isVisible: isVisibleOrFalse)
-        let old = visibleStamps.map { collection.elements[$0]?.value.value ?? .null }
+        let old = try visibleStamps.map { try visibleElement(collection.elements[$0]?.value.value ?? .null, field) }
         guard old != new else { return }
         let kept = StoredListDiff.keptPairs(old: old, new: new)
         var keptOld = Set(kept.map(\.0))
@@ -209,6 +210,19 @@ struct LocalRecorder {
     // MARK: Helpers
 
     private func isVisibleOrFalse(_ value: SyncValue) -> Bool { (try? isVisible(value)) ?? false }
+
+    /// A collection element in sync form: an embedded object as its snapshot (EmbeddedElements.swift).
+    private func elementValue(_ stored: DatabaseValue, _ field: SyncField) throws -> SyncValue {
+        guard let coding = field.embeddedElements else { return try syncValue(stored, field.property) }
+        guard let rowID = stored.int64 else { return .null }
+        return try coding.snapshot(vault, rowID: rowID) { property, value in try syncValue(value, property) }
+    }
+
+    /// What an element shows: links to deleted objects (in a snapshot too) as nil.
+    private func visibleElement(_ value: SyncValue, _ field: SyncField) throws -> SyncValue {
+        guard let coding = field.embeddedElements, value != .null else { return try visible(value) }
+        return try coding.visible(value) { (try? store.isLive($0)) ?? false }
+    }
 
     private func isVisible(_ value: SyncValue) throws -> Bool {
         if case .link(let reference) = value { return try store.isLive(reference) }

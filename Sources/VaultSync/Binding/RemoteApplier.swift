@@ -108,6 +108,10 @@ struct RemoteApplier {
                 }
                 continue
             }
+            if let coding = field.embeddedElements {
+                try writeEmbeddedElements(coding, field: field, owner: owner, current: entries(values[path]), state: state)
+                continue
+            }
             switch property.collectionKind {
             case nil:
                 guard let register = state.properties[path] else { continue }
@@ -136,6 +140,65 @@ struct RemoteApplier {
                 try vault.storedUpdateMap(className: className, rowID: ownerRow, property: name, setting: setting, removing: removing)
             }
         }
+    }
+
+    /// A list or map of embedded objects brought to its state: objects that stay keep their rows,
+    /// replaced ones are written in place, new ones are inserted (EmbeddedElements.swift).
+    private func writeEmbeddedElements(_ coding: EmbeddedElementCoding, field: SyncField, owner: (className: String, rowID: Int64),
+                                       current: [StoredEntry], state: ObjectState) throws {
+        let collection = state.collections[field.path] ?? CollectionState()
+        let isLive = { (reference: SyncObjectReference) in (try? store.isLive(reference)) ?? false }
+        let link = { (property: Property, stored: DatabaseValue) throws -> SyncValue in
+            guard let target = property.objectClassName, let row = stored.int64, let key = try store.key(className: target, row: row),
+                  let reference = try store.reference(to: key) else { return .null }
+            return .link(reference)
+        }
+        let name = field.property.name
+        if field.property.collectionKind == .map {
+            var desired: [String: SyncValue] = [:]
+            for (mapKey, entry) in collection.entries { if let value = entry.value { desired[mapKey] = try coding.visible(value, isLive: isLive) } }
+            var setting: [StoredEntry] = []
+            for entry in current {
+                let mapKey = entry.key ?? ""
+                guard let wanted = desired.removeValue(forKey: mapKey), let row = entry.value.int64 else { continue }
+                if try coding.snapshot(vault, rowID: row, link: link) != wanted { try coding.write(wanted, to: vault, rowID: row, stored: stored) }
+            }
+            for (mapKey, wanted) in desired.sorted(by: { $0.key < $1.key }) {
+                let row = try vault.storedInsertEmbedded(className: coding.className)
+                try coding.write(wanted, to: vault, rowID: row, stored: stored)
+                setting.append(StoredEntry(key: mapKey, value: .integer(row)))
+            }
+            let kept = Set(collection.entries.compactMap { $0.value.value == nil ? nil : $0.key })
+            let removing = current.compactMap(\.key).filter { !kept.contains($0) }.sorted()
+            try vault.storedUpdateMap(className: owner.className, rowID: owner.rowID, property: name, setting: setting, removing: removing)
+            return
+        }
+        let desired = try ListOrder.visibleElements(of: collection).compactMap { collection.elements[$0]?.value.value }
+            .map { try coding.visible($0, isLive: isLive) }
+        let rows = current.compactMap { $0.value.int64 }
+        let snapshots = try rows.map { try coding.snapshot(vault, rowID: $0, link: link) }
+        guard snapshots != desired else { return }
+        var rowOfNew = [Int64?](repeating: nil, count: desired.count)
+        let kept = StoredListDiff.keptPairs(old: snapshots, new: desired)
+        for (oldIndex, newIndex) in kept { rowOfNew[newIndex] = rows[oldIndex] }
+        // Between two kept objects, old and new ones pair up: written in place.
+        for (previous, next) in zip([(-1, -1)] + kept, kept + [(rows.count, desired.count)]) {
+            for (oldIndex, newIndex) in zip((previous.0 + 1)..<next.0, (previous.1 + 1)..<next.1) {
+                try coding.write(desired[newIndex], to: vault, rowID: rows[oldIndex], stored: stored)
+                rowOfNew[newIndex] = rows[oldIndex]
+            }
+        }
+        var elements: [DatabaseValue] = []
+        for (index, row) in rowOfNew.enumerated() {
+            if let row {
+                elements.append(.integer(row))
+            } else {
+                let inserted = try vault.storedInsertEmbedded(className: coding.className)
+                try coding.write(desired[index], to: vault, rowID: inserted, stored: stored)
+                elements.append(.integer(inserted))
+            }
+        }
+        try vault.storedRewriteList(className: owner.className, rowID: owner.rowID, property: name, elements: elements)
     }
 
     private func entries(_ value: StoredPropertyValue?) -> [StoredEntry] {
@@ -183,6 +246,11 @@ struct RemoteApplier {
         }
         guard let field = synced.fieldsByPath[name] else { return }   // an additive change: kept in the state only
         let local = field.property
+        if let coding = field.embeddedElements {
+            guard local.collectionKind == kind else { throw mismatch(synced, local, "written as \(kind.map { "a \($0.rawValue)" } ?? "a single value")") }
+            for value in values { _ = try coding.values(of: value) }
+            return
+        }
         if field.isEmbeddedMarker {
             guard kind == nil, values.allSatisfy({ $0 == .null || $0 == .bool(true) }) else { throw mismatch(synced, local, "written as something else than an embedded object") }
             return

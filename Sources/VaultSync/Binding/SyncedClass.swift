@@ -10,7 +10,8 @@ import VaultCore
 /// embedded object itself is a *marker* field at its property's path:
 /// `.bool(true)` while the owner holds one, `.null` when it does not. Each
 /// path is a property of the merge state, so an embedded object merges
-/// property by property, as Realm's sync merges it.
+/// property by property, as Realm's sync merges it. Lists and maps of
+/// embedded objects are fields whose elements travel whole (EmbeddedElements.swift).
 struct SyncedClass {
     let schema: ObjectSchema
     let primaryKey: Property
@@ -46,8 +47,14 @@ struct SyncedClass {
                 fields.append(SyncField(path: path, property: property, owner: chain.last, isEmbeddedMarker: false))
                 continue
             }
-            guard property.collectionKind == nil, let targetName = property.objectClassName, let target = schemaNamed(targetName) else {
-                throw .unsupportedModel("\(path) of \(schema.className) is a \(property.collectionKind?.rawValue ?? "collection") of embedded objects, which do not sync yet; a to-one embedded object does, or make \(property.objectClassName ?? "the class") a top-level class with a primary key")
+            guard let targetName = property.objectClassName, let target = schemaNamed(targetName) else {
+                throw .unsupportedModel("\(path) of \(schema.className) holds embedded objects of a class this vault does not have")
+            }
+            if property.collectionKind != nil {
+                // A list or map of embedded objects: each element travels whole (EmbeddedElements.swift).
+                let elements = try EmbeddedElementCoding(target, owner: "\(schema.className).\(path)")
+                fields.append(SyncField(path: path, property: property, owner: chain.last, isEmbeddedMarker: false, embeddedElements: elements))
+                continue
             }
             let marker = SyncField(path: path, property: property, owner: chain.last, isEmbeddedMarker: true)
             fields.append(marker)
@@ -165,11 +172,15 @@ struct SyncField {
     /// Whether the field says whether an embedded object is there.
     let isEmbeddedMarker: Bool
 
-    init(path: String, property: Property, owner: SyncField?, isEmbeddedMarker: Bool) {
+    /// For a list or map of embedded objects: how its elements travel.
+    let embeddedElements: EmbeddedElementCoding?
+
+    init(path: String, property: Property, owner: SyncField?, isEmbeddedMarker: Bool, embeddedElements: EmbeddedElementCoding? = nil) {
         self.path = path
         self.property = property
         self.ownerPath = owner?.path ?? ""
         self.isEmbeddedMarker = isEmbeddedMarker
+        self.embeddedElements = embeddedElements
     }
 
     /// The paths of the markers leading to this field, outermost first.

@@ -23,6 +23,14 @@ extension SyncedVault {
                         continue
                     }
                     func render(_ value: DatabaseValue) throws -> String {
+                        if let coding = field.embeddedElements {
+                            guard let rowID = value.int64 else { return "nil" }
+                            return coding.render(try coding.snapshot(vault, rowID: rowID) { property, stored in
+                                guard let target = property.objectClassName, let row = stored.int64, let key = try store.key(className: target, row: row),
+                                      let reference = try store.reference(to: key) else { return .null }
+                                return .link(reference)
+                            })
+                        }
                         if let target = property.objectClassName {
                             guard let rowID = value.int64 else { return "nil" }
                             guard let targetKey = try store.key(className: target, row: rowID) else { return "→\(target)(unknown row)" }
@@ -81,17 +89,21 @@ extension SyncedVault {
                         object.append("  \(path) = \(state.properties[path].map { $0.value == .null ? "nil" : "embedded" } ?? "<unset>")")
                         continue
                     }
+                    func renderElement(_ value: SyncValue) -> String {
+                        guard let coding = field.embeddedElements else { return render(value) }
+                        return coding.render((try? coding.visible(value) { (try? store.isLive($0)) ?? false }) ?? value)
+                    }
                     switch property.collectionKind {
                     case nil:
                         object.append("  \(path) = \(state.properties[path].map { render($0.value) } ?? "<unset>")")
                     case .list?:
-                        let items = ListOrder.visibleElements(of: collection, isVisible: isVisible).compactMap { collection.elements[$0]?.value.value }.map(render)
+                        let items = ListOrder.visibleElements(of: collection, isVisible: isVisible).compactMap { collection.elements[$0]?.value.value }.map(renderElement)
                         object.append("  \(path) = [\(items.joined(separator: ", "))]")
                     case .set?:
                         let items = collection.members.filter { $0.value.isPresent && isVisible($0.key) }.map { render($0.key) }.sorted()
                         object.append("  \(path) = [\(items.joined(separator: ", "))]")
                     case .map?:
-                        let items = collection.entries.compactMap { entry in entry.value.value.map { "\(entry.key): \(render($0))" } }.sorted()
+                        let items = collection.entries.compactMap { entry in entry.value.value.map { "\(entry.key): \(renderElement($0))" } }.sorted()
                         object.append("  \(path) = [\(items.joined(separator: ", "))]")
                     }
                 }
