@@ -258,4 +258,33 @@ struct SyncedVaultTests {
         #expect(merged.stops[0].guide == nil)
         #expect(Set(merged.stopsByDay.keys) == ["mon", "tue"])
     }
+
+    @Test("mixed values sync with their kind: scalars, data, links to any class (nil once deleted) and nested collections replaced whole")
+    func mixedValues() async throws {
+        let pair = try SyncTestPair("sync-mixed")
+        let (a, b) = (pair.a, pair.b)
+        try a.write { vault in
+            let person = vault.create(SyncPerson.self, value: ["id": 4, "name": "Ines"])
+            let note = vault.create(SyncNote.self, value: ["id": "m"])
+            note.extra = .object(person)
+            note.extras.append(objectsIn: [.int(1), .double(1), .string("1"), .data(Data([2, 1])), .bool(true), .none,
+                                           .fromArray([.int(7), .fromDictionary(["k": .object(person)])])])
+        }
+        try await a.sync()
+        try await b.sync()
+        let copy = try #require(try b.note("m"))
+        #expect(copy.extra.object(SyncPerson.self)?.name == "Ines")
+        #expect(Array(copy.extras.prefix(6)) == [.int(1), .double(1), .string("1"), .data(Data([2, 1])), .bool(true), .none])
+        #expect(try a.synced.dump() == b.synced.dump())
+        try b.write { vault in
+            vault.object(ofType: SyncNote.self, forPrimaryKey: "m")?.extras[0] = .decimal128(Decimal128(2.5))
+            if let person = vault.object(ofType: SyncPerson.self, forPrimaryKey: 4) { vault.delete(person) }
+        }
+        try a.write { vault in vault.object(ofType: SyncNote.self, forPrimaryKey: "m")?.extras.append(.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))) }
+        for device in [b, a, b] { try await device.sync() }
+        #expect(try a.synced.dump() == b.synced.dump())
+        #expect(try a.synced.stateDump() == a.synced.dump())
+        let merged = try #require(try a.note("m"))
+        #expect(merged.extra == .none && merged.extras.count == 8 && merged.extras[0] == .decimal128(Decimal128(2.5)))
+    }
 }

@@ -72,9 +72,9 @@ struct VaultHistory {
         let vault = try device.vault()
         let noteID = "n\(Int.random(in: 0..<2, using: &random))"
         let personID = Int.random(in: 0..<2, using: &random)
-        let drawn = Int.random(in: 0..<22, using: &random)
+        let drawn = Int.random(in: 0..<23, using: &random)
         // List inserts more often, so there are elements to edit.
-        let choice = drawn >= 18 ? 7 : drawn
+        let choice = drawn >= 19 ? 7 : drawn
         let word = ["red", "green", "blue"][Int.random(in: 0..<3, using: &random)]
         let number = Int.random(in: -5...5, using: &random)
         let position = Int.random(in: 0..<8, using: &random)
@@ -110,6 +110,13 @@ struct VaultHistory {
             case (13, let note?): if number >= -2 { note.counts[word] = number } else { note.counts.removeObject(for: word) }
             case (14, let note?): if let person { note.related.append(person) }
             case (15, let note?): if !note.related.isEmpty { note.related.remove(at: position % note.related.count) }
+            case (18, let note?):
+                switch position % 4 {
+                case 0: note.extra = number > 0 ? .int(number) : .string(word)
+                case 1: note.extra = person.map { .object($0) } ?? .none
+                case 2: note.extra = .fromArray([.int(number), .fromDictionary([word: person.map { .object($0) } ?? .double(Double(number))])])
+                default: note.extras.insert(number > 0 ? .data(Data(word.utf8)) : .bool(number == 0), at: position % (note.extras.count + 1))
+                }
             case (17, let note?):
                 switch position % 4 {
                 case 0: note.stops.insert(SyncStop(value: ["name": word, "minutes": number]), at: position % (note.stops.count + 1))

@@ -17,6 +17,8 @@ public final class SyncNote: Object {
     @Persisted public var place: SyncPlace?
     @Persisted public var stops: List<SyncStop>
     @Persisted public var stopsByDay: Map<String, SyncStop?>
+    @Persisted public var extra: AnyVaultValue
+    @Persisted public var extras: List<AnyVaultValue>
 }
 
 public final class SyncStop: EmbeddedObject {

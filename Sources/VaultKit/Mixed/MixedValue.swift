@@ -43,7 +43,9 @@ import VaultCore
 
 /// The storage-level form of a mixed value: what the codec, the SQL functions
 /// and the comparisons work on. Links are (class, row id), never objects.
-indirect enum MixedValue: Equatable, Sendable {
+/// (SPI for `VaultSync`, which carries mixed values between devices.)
+@_spi(VaultSync)
+public indirect enum MixedValue: Equatable, Sendable {
     case none
     case int(Int64)
     case bool(Bool)
@@ -59,7 +61,7 @@ indirect enum MixedValue: Equatable, Sendable {
     case list([MixedValue])
     case dictionary([(key: String, value: MixedValue)])
 
-    static func == (a: MixedValue, b: MixedValue) -> Bool {
+    public static func == (a: MixedValue, b: MixedValue) -> Bool {
         switch (a, b) {
         case (.none, .none): true
         case (.int(let x), .int(let y)): x == y

@@ -83,6 +83,14 @@ extension Vault {
         try withDatabase { db in try db.execute(sql) }
     }
 
+    /// A stored mixed value (a column or a collection element of an `AnyVaultValue` property) decoded.
+    public static func storedMixed(_ stored: DatabaseValue) throws -> MixedValue {
+        do { return try MixedCodec.decode(stored) } catch { throw VaultObjectError.invalidValue(className: "", property: "", reason: "a stored mixed value does not decode") }
+    }
+
+    /// The stored form of a mixed value.
+    public static func storedMixedValue(_ value: MixedValue) -> DatabaseValue { MixedCodec.encode(value) }
+
     // MARK: Writing (inside a write transaction)
 
     /// Inserts an object of `className` with primary key `primaryKey` and every

@@ -142,7 +142,7 @@ struct LocalRecorder {
             switch (property.collectionKind, stored) {
             case (nil, .column(let value)):
                 let new = field.isEmbeddedMarker ? (value == .null ? .null : .bool(true)) : try syncValue(value, property)
-                let old = try state.properties[path].map { try visible($0.value) }
+                let old = try state.properties[path].map { try visible($0.value, of: property) }
                 if old != new { try edit(key, .set(property: path, value: new)) }
             case (.list?, .entries(let entries)):
                 try recordList(key, field, state: state, new: entries.map { try elementValue($0.value, field) })
@@ -220,7 +220,7 @@ struct LocalRecorder {
 
     /// What an element shows: links to deleted objects (in a snapshot too) as nil.
     private func visibleElement(_ value: SyncValue, _ field: SyncField) throws -> SyncValue {
-        guard let coding = field.embeddedElements, value != .null else { return try visible(value) }
+        guard let coding = field.embeddedElements, value != .null else { return try visible(value, of: field.property) }
         return try coding.visible(value) { (try? store.isLive($0)) ?? false }
     }
 
@@ -231,12 +231,26 @@ struct LocalRecorder {
 
     private func visible(_ value: SyncValue) throws -> SyncValue { try isVisible(value) ? value : .null }
 
+    /// What a value of `property` shows: for a mixed one, nested links to deleted objects as nil too.
+    private func visible(_ value: SyncValue, of property: Property) throws -> SyncValue {
+        guard property.type == .mixed else { return try visible(value) }
+        return try MixedSyncCoding.visible(value) { (try? store.isLive($0)) ?? false }
+    }
+
     private func primaryKeyValue(_ synced: SyncedClass) -> (StoredPropertyValue) -> SyncValue? {
         { stored in if case .column(let value) = stored { synced.primaryKeyValue(value) } else { nil } }
     }
 
     /// A stored value (a link as its target's row id) in sync form.
     private func syncValue(_ stored: DatabaseValue, _ property: Property) throws -> SyncValue {
+        if property.type == .mixed {
+            return try MixedSyncCoding.syncValue(try Vault.storedMixed(stored)) { className, rowID in
+                guard let key = try store.key(className: className, row: rowID), let reference = try store.reference(to: key) else {
+                    throw SyncError.unsupportedModel("\(property.name) holds a link to a \(className) that sync does not know; is \(className) a synced class?")
+                }
+                return .link(reference)
+            }
+        }
         if let target = property.objectClassName {
             guard let rowID = stored.int64 else { return .null }
             guard let targetKey = try store.key(className: target, row: rowID), let reference = try store.reference(to: targetKey) else {

@@ -215,6 +215,11 @@ struct RemoteApplier {
 
     /// A visible value in stored form: a live link as its target's row id, a dead one as null.
     private func stored(_ value: SyncValue, _ property: Property) throws -> DatabaseValue {
+        if property.type == .mixed {
+            return Vault.storedMixedValue(try MixedSyncCoding.mixedValue(value) { reference in
+                try store.isLive(reference) ? try store.row(of: reference.key) : nil
+            })
+        }
         if case .link(let reference) = value {
             guard try store.isLive(reference), let row = try store.row(of: reference.key) else { return .null }
             return .integer(row)
@@ -259,6 +264,10 @@ struct RemoteApplier {
             throw mismatch(synced, local, "written as \(kind.map { "a \($0.rawValue)" } ?? "a single value")")
         }
         for value in values {
+            if local.type == .mixed {
+                _ = try MixedSyncCoding.mixedValue(value) { _ in nil }   // any kind fits; it must decode
+                continue
+            }
             if case .link(let reference) = value {
                 guard local.objectClassName == reference.className else { throw mismatch(synced, local, "given \(value.kindName)") }
             } else if local.objectClassName != nil && value != .null {

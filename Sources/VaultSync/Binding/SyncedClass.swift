@@ -40,9 +40,6 @@ struct SyncedClass {
         guard chain.count <= 8 else { throw .unsupportedModel("\(schema.className) nests embedded objects more than 8 deep") }
         for property in schema.properties where property.originProperty == nil && !property.isPrimaryKey {
             let path = prefix + property.name
-            if property.type == .mixed {
-                throw .unsupportedModel("\(path) of \(schema.className) is an AnyVaultValue; mixed values do not sync yet")
-            }
             guard property.isEmbeddedLink else {
                 fields.append(SyncField(path: path, property: property, owner: chain.last, isEmbeddedMarker: false))
                 continue

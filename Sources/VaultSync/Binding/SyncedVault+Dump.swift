@@ -31,6 +31,14 @@ extension SyncedVault {
                                 return .link(reference)
                             })
                         }
+                        if property.type == .mixed {
+                            let mixed = try MixedSyncCoding.syncValue(try Vault.storedMixed(value)) { className, row in
+                                guard let key = try store.key(className: className, row: row), let reference = try store.reference(to: key) else { return .null }
+                                return .link(reference)
+                            }
+                            guard case .link(let reference) = mixed else { return mixed.canonicalText }
+                            return "→\(reference.className)(\(reference.primaryKey.canonicalText))"
+                        }
                         if let target = property.objectClassName {
                             guard let rowID = value.int64 else { return "nil" }
                             guard let targetKey = try store.key(className: target, row: rowID) else { return "→\(target)(unknown row)" }
@@ -90,17 +98,19 @@ extension SyncedVault {
                         continue
                     }
                     func renderElement(_ value: SyncValue) -> String {
-                        guard let coding = field.embeddedElements else { return render(value) }
-                        return coding.render((try? coding.visible(value) { (try? store.isLive($0)) ?? false }) ?? value)
+                        let isLive = { (reference: SyncObjectReference) in (try? store.isLive(reference)) ?? false }
+                        if let coding = field.embeddedElements { return coding.render((try? coding.visible(value, isLive: isLive)) ?? value) }
+                        guard property.type == .mixed else { return render(value) }
+                        return render((try? MixedSyncCoding.visible(value, isLive: isLive)) ?? value)
                     }
                     switch property.collectionKind {
                     case nil:
-                        object.append("  \(path) = \(state.properties[path].map { render($0.value) } ?? "<unset>")")
+                        object.append("  \(path) = \(state.properties[path].map { renderElement($0.value) } ?? "<unset>")")
                     case .list?:
                         let items = ListOrder.visibleElements(of: collection, isVisible: isVisible).compactMap { collection.elements[$0]?.value.value }.map(renderElement)
                         object.append("  \(path) = [\(items.joined(separator: ", "))]")
                     case .set?:
-                        let items = collection.members.filter { $0.value.isPresent && isVisible($0.key) }.map { render($0.key) }.sorted()
+                        let items = collection.members.filter { $0.value.isPresent && isVisible($0.key) }.map { renderElement($0.key) }.sorted()
                         object.append("  \(path) = [\(items.joined(separator: ", "))]")
                     case .map?:
                         let items = collection.entries.compactMap { entry in entry.value.value.map { "\(entry.key): \(renderElement($0))" } }.sorted()

@@ -23,8 +23,9 @@ import VaultCore
 /// Every top-level class syncs and needs a primary key, as in Realm.
 /// `AsymmetricObject` classes are upload-only: recorded here, never applied
 /// from other devices. Embedded objects sync with their owner (a to-one one
-/// property by property, one in a list or map as a whole element). Mixed values
-/// do not sync yet: a model with them is refused with ``SyncError/unsupportedModel(_:)``.
+/// property by property, one in a list or map as a whole element); mixed values
+/// with their kind. A model sync cannot carry (see the VaultSync article) is
+/// refused with ``SyncError/unsupportedModel(_:)``.
 /// ``VaultSynchronizer`` carries the change sets through a ``SyncTransport``.
 public final class SyncedVault: Sendable {
     /// The vault's configuration (every ``SyncedVault`` method opens the vault with it on the calling thread).
