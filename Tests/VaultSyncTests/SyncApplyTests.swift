@@ -126,6 +126,26 @@ struct SyncApplyTests {
         #expect(try pair.b.vault().dynamicObjects("SyncReading").isEmpty)
     }
 
+    @Test("vaults that learn their classes as the app uses them (no objectTypes) record and receive objects of classes learned later")
+    func classesLearnedLater() async throws {
+        let directory = try TemporaryDirectory("sync-discovery")
+        let relay = InProcessRelay()
+        let a = try SyncTestDevice(directory, "a", relay: relay, types: nil)
+        let b = try SyncTestDevice(directory, "b", relay: relay, types: nil)
+        try a.write { vault in vault.create(SyncPerson.self, value: ["id": 1, "name": "First use"]) }
+        try await a.sync()
+        try await b.sync()
+        // b has never used SyncPerson: the objects wait in its merge states, then get rows once it does.
+        let vault = try b.vault()
+        #expect(vault.objects(SyncPerson.self).isEmpty)
+        try await b.sync()
+        #expect(try b.vault().object(ofType: SyncPerson.self, forPrimaryKey: 1)?.name == "First use")
+        try b.write { vault in vault.object(ofType: SyncPerson.self, forPrimaryKey: 1)?.name = "Edited on b" }
+        for device in [b, a] { try await device.sync() }
+        #expect(try a.vault().object(ofType: SyncPerson.self, forPrimaryKey: 1)?.name == "Edited on b")
+        #expect(try a.synced.dump() == b.synced.dump())
+    }
+
     @Test("a model that cannot sync is refused with a reason")
     func unsupportedModels() throws {
         let directory = try TemporaryDirectory("sync-unsupported")

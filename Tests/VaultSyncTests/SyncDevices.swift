@@ -13,7 +13,7 @@ final class SyncTestDevice: @unchecked Sendable {
     let synchronizer: VaultSynchronizer
 
     init(_ directory: TemporaryDirectory, _ name: String, relay: any SyncTransport,
-         types: [ObjectBase.Type] = syncTestTypes,
+         types: [ObjectBase.Type]? = syncTestTypes,
          now: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
         configuration = Vault.Configuration(fileURL: directory.file("\(name).vault"), encryptionKey: syncTestKey, objectTypes: types)
         synced = try SyncedVault(configuration: configuration, now: now)

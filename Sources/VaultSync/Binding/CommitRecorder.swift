@@ -25,15 +25,13 @@ import VaultCore
 
 /// Notes every local commit of a synced vault file, and turns the notes into change sets.
 final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
-    private let classes: [String: SyncedClass]
     private let device: SyncDeviceID
     private let now: @Sendable () -> UInt64
     /// Vaults (by identity) whose transactions apply remote change sets: not noted.
     private let lock = NSLock()
     private var applying: Set<ObjectIdentifier> = []
 
-    init(classes: [String: SyncedClass], device: SyncDeviceID, now: @escaping @Sendable () -> UInt64) {
-        self.classes = classes
+    init(device: SyncDeviceID, now: @escaping @Sendable () -> UInt64) {
         self.device = device
         self.now = now
     }
@@ -76,7 +74,7 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
         }
         try vault.syncExecute("DELETE FROM _vaultkit_sync_pending")
         let store = SyncStateStore(vault: vault)
-        var recorder = LocalRecorder(store: store, classes: classes, device: device, latest: try store.meta("clock") ?? 0,
+        var recorder = LocalRecorder(store: store, classes: try SyncedClass.all(in: vault), device: device, latest: try store.meta("clock") ?? 0,
                                      commitClock: { className, rowID in clocks[className]?[rowID] ?? 0 })
         try recorder.record(rows)
         guard !recorder.operations.isEmpty else { return }
@@ -94,7 +92,7 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
     /// Notes the objects that were in the vault before sync knew them, as created.
     func adoptUnrecordedObjects(_ vault: Vault) throws {
         var rows = CommittedRows()
-        for className in classes.keys.sorted() {
+        for className in try SyncedClass.all(in: vault).keys.sorted() {
             let known = Set(try vault.syncFetch("SELECT row FROM _vaultkit_sync_objects WHERE class = ? AND row IS NOT NULL", [.text(className)]).compactMap { $0[0].int64 })
             let unknown = try vault.storedRowIDs(className: className).filter { !known.contains($0) }
             if !unknown.isEmpty { rows.inserted[className] = Set(unknown) }

@@ -18,7 +18,9 @@ import VaultCore
 //      members and map keys added and removed one by one.
 //
 // A property or class this device does not have (a newer app version's
-// additive change) stays in the merge state only. A value of another type,
+// additive change) stays in the merge state only; a class it learns later
+// (a newer app version, or a vault that registers classes as the app first
+// uses them) gets the rows of its objects at the next merge. A value of another type,
 // or an operation of another kind than the local property (a breaking
 // change), throws SyncError.schemaMismatch before anything is written, and
 // the transaction rolls back. Asymmetric classes are upload-only: received
@@ -47,11 +49,37 @@ struct RemoteApplier {
                 try check(operation, against: synced)
             }
             let key = operation.object.key
+            if synced == nil { unknownClasses.insert(key.className) }
             var state = try store.state(of: key)
             let row = try store.row(of: key)
             if before[key] == nil { before[key] = (state.incarnation, row) }
             MergeRules.apply(operation, to: &state)
             try store.update(key, state: state, row: row)
+        }
+    }
+
+    /// Classes named by merged operations that this vault does not have (yet).
+    private var unknownClasses: Set<String> = []
+
+    /// Objects of classes this vault did not have when they were merged (recorded
+    /// under `unknownClass:<name>`) and has now: rows are made for them by ``writeRows()``.
+    /// Classes still unknown after this merge are recorded for a later one.
+    mutating func adoptObjectsOfNewlyKnownClasses() throws {
+        for row in try vault.syncFetch("SELECT key FROM _vaultkit_sync_meta WHERE key >= 'unknownClass:' AND key < 'unknownClass;'") {
+            guard let name = row[0].string?.dropFirst("unknownClass:".count).description, classes[name] != nil else { continue }
+            for stateRow in try vault.syncFetch("SELECT state FROM _vaultkit_sync_objects WHERE class = ? AND row IS NULL", [.text(name)]) {
+                guard let blob = stateRow[0].data else { continue }
+                let (key, state) = try ObjectStateCoding.decode([UInt8](blob))
+                if state.isPresent, before[key] == nil { before[key] = (state.incarnation, nil) }
+            }
+            try vault.syncExecute("DELETE FROM _vaultkit_sync_meta WHERE key = ?", [.text("unknownClass:" + name)])
+        }
+    }
+
+    /// Records the classes merged operations named that this vault does not have.
+    func recordUnknownClasses() throws {
+        for name in unknownClasses.sorted() {
+            try vault.syncExecute("INSERT OR IGNORE INTO _vaultkit_sync_meta(key, value) VALUES (?, 0)", [.text("unknownClass:" + name)])
         }
     }
 

@@ -22,6 +22,17 @@ struct SyncedClass {
     var className: String { schema.className }
     var isAsymmetric: Bool { schema.isAsymmetric }
 
+    /// Every top-level class `vault` has registered now, as sync sees it. With
+    /// `objectTypes` unset a vault learns classes as the app first uses them,
+    /// so sync asks each time it records or merges rather than once.
+    static func all(in vault: Vault) throws(SyncError) -> [String: SyncedClass] {
+        var classes: [String: SyncedClass] = [:]
+        for schema in vault.schema.objectSchema where !schema.isEmbedded {
+            classes[schema.className] = try SyncedClass(schema, schemaNamed: { vault.storedSchema(named: $0) })
+        }
+        return classes
+    }
+
     /// The class as sync sees it, or why it cannot sync. `schemaNamed` finds embedded classes.
     init(_ schema: ObjectSchema, schemaNamed: (String) -> ObjectSchema?) throws(SyncError) {
         guard let primaryKey = schema.primaryKeyProperty else {

@@ -32,7 +32,6 @@ public final class SyncedVault: Sendable {
     public let configuration: Vault.Configuration
     /// This device's id, chosen at random the first time and kept in the vault.
     public let device: SyncDeviceID
-    private let classes: [String: SyncedClass]
     private let now: @Sendable () -> UInt64
     /// Records every local commit (registered with the vault file, held here).
     private let recorder: CommitRecorder
@@ -43,11 +42,8 @@ public final class SyncedVault: Sendable {
         self.configuration = configuration
         self.now = now
         let vault = try Vault(configuration: configuration)
-        var classes: [String: SyncedClass] = [:]
-        for schema in vault.schema.objectSchema where !schema.isEmbedded {
-            classes[schema.className] = try SyncedClass(schema, schemaNamed: { vault.storedSchema(named: $0) })
-        }
-        self.classes = classes
+        // The classes known now must all be able to sync (an early, clear error); later ones are checked as they come.
+        _ = try SyncedClass.all(in: vault)
         var device = SyncDeviceID(rawValue: 0)
         try vault.write {
             try vault.syncExecuteScript(SyncTables.createSQL)
@@ -61,7 +57,7 @@ public final class SyncedVault: Sendable {
             }
         }
         self.device = device
-        recorder = CommitRecorder(classes: classes, device: device, now: now)
+        recorder = CommitRecorder(device: device, now: now)
         vault.setCommitParticipant(recorder)
         try recorder.adoptUnrecordedObjects(vault)
     }
@@ -73,7 +69,17 @@ public final class SyncedVault: Sendable {
     /// become one change set (see CommitRecorder).
     public func pendingChangeSets() throws -> [ChangeSet] {
         let vault = try Vault(configuration: configuration)
-        try vault.write { try recorder.finalize(in: vault) }
+        recorder.setApplying(vault, true)
+        defer { recorder.setApplying(vault, false) }
+        try vault.write {
+            try recorder.finalize(in: vault)
+            // Objects received for a class this vault has learned since (see RemoteApplier) get their rows.
+            let store = SyncStateStore(vault: vault)
+            var applier = RemoteApplier(store: store, classes: try SyncedClass.all(in: vault))
+            try applier.adoptObjectsOfNewlyKnownClasses()
+            try applier.writeRows()
+            try store.flush()
+        }
         return try vault.syncFetch("SELECT changeset FROM _vaultkit_sync_outbox ORDER BY sequence").map { row in
             guard let blob = row[0].data else { throw SyncError.malformedChangeSet("an outbox entry without bytes") }
             return try ChangeSetCodec.decode([UInt8](blob))
@@ -109,13 +115,16 @@ public final class SyncedVault: Sendable {
             try inbox.load()
             for changeSet in changeSets { inbox.add(changeSet) }
             var clock = HybridLogicalClock(latest: try store.meta("clock") ?? 0, now: now)
-            var applier = RemoteApplier(store: store, classes: classes)
+            var applier = RemoteApplier(store: store, classes: try SyncedClass.all(in: vault))
+            // Objects received for a class this vault did not have then, and has now, get their rows.
+            try applier.adoptObjectsOfNewlyKnownClasses()
             let ready = inbox.takeReady()
             for changeSet in ready {
                 try applier.merge(changeSet)
                 clock.receive(changeSet.latestStamp.clock)
             }
             try applier.writeRows()
+            try applier.recordUnknownClasses()
             try inbox.save()
             try store.setMeta("clock", clock.latest)
             if let serverCursor { try store.setMeta("serverCursor", max(serverCursor, try store.meta("serverCursor") ?? 0)) }
