@@ -25,9 +25,10 @@ import VaultCore
 //     SQLite's truncate optimisation (which bypasses the hook) never applies.
 //
 // Capture costs nothing when nobody observes: the hook is installed at
-// `beginWrite` only while some `Vault` observes the file, and
-// the logical records are skipped with one branch otherwise. When on, it is
-// one callback and a set insertion per changed row.
+// `beginWrite` only while some `Vault` observes the file (or sync records its
+// commits: then only the rows are kept, not the properties — see SyncAccess),
+// and the logical records are skipped with one branch otherwise. When on, it
+// is one callback and a set insertion per changed row.
 //
 // At commit the transaction's changes go to the file's ChangeCoordinator
 // under the commit sequence the transaction wrote; a rolled-back transaction

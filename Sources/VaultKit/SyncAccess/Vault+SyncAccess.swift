@@ -172,20 +172,7 @@ extension Vault {
         let keptIDs = Set(entryForNew.compactMap { $0 })
         guard old.count != elements.count || keptIDs.count != old.count || !zip(old.map(\.id), entryForNew).allSatisfy({ $0 == $1 }) else { return }
         recordCollectionWrite(binding)
-        try withDatabase { db in
-            let delete = try db.cachedStatement(binding.deleteEntrySQL)
-            for entry in old where !keptIDs.contains(entry.id) { try delete.execute([.integer(entry.id)]) }
-            let move = try db.cachedStatement(binding.moveEntrySQL)
-            let insert = try db.cachedStatement(binding.insertEntrySQL)
-            for (position, value) in elements.enumerated() {
-                if let id = entryForNew[position] {
-                    try move.execute([.integer(Int64(position)), .integer(id)])
-                } else {
-                    try insert.execute([.integer(rowID), .integer(Int64(position)), value])
-                }
-            }
-        }
-        bumpContentVersion()
+        try writeListEntries(binding, old: old.map(\.id), entries: zip(entryForNew, elements).map { (entryID: $0, value: $0 == nil ? $1 : .null) })
     }
 
     /// Adds and removes members of a set.
@@ -254,6 +241,15 @@ public enum StoredListDiff {
         }
         pairs += (0..<suffix).map { (old.count - suffix + $0, new.count - suffix + $0) }
         return pairs
+    }
+
+    /// Between two kept pairs (and before the first, after the last), the
+    /// elements that go and those that come, paired up in order: replacements
+    /// (`list[i] = x`) rather than a removal and an insertion.
+    public static func replacements(kept: [(Int, Int)], oldCount: Int, newCount: Int) -> [(Int, Int)] {
+        zip([(-1, -1)] + kept, kept + [(oldCount, newCount)]).flatMap { previous, next in
+            Array(zip((previous.0 + 1)..<next.0, (previous.1 + 1)..<next.1))
+        }
     }
 
     private static func longestCommonSubsequence<Element: Hashable>(_ a: [Element], _ b: [Element]) -> [(Int, Int)] {

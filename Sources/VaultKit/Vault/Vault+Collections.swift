@@ -22,24 +22,30 @@ extension Vault {
             (entry.entryID, entry.entryID == nil ? encodeElement(entry.element, property: binding.property, owner: binding.owner) : .null)
         }
         do {
-            try withDatabase { db in
-                let kept = Set(entries.compactMap(\.entryID))
-                let delete = try db.cachedStatement(binding.deleteEntrySQL)
-                for id in old where !kept.contains(id) { try delete.execute([.integer(id)]) }
-                let move = try db.cachedStatement(binding.moveEntrySQL)
-                let insert = try db.cachedStatement(binding.insertEntrySQL)
-                for (position, entry) in encoded.enumerated() {
-                    if let id = entry.entryID {
-                        try move.execute([.integer(Int64(position)), .integer(id)])
-                    } else {
-                        try insert.execute([.integer(binding.ownerRowID), .integer(Int64(position)), entry.value])
-                    }
-                }
-            }
-            bumpContentVersion()
+            try writeListEntries(binding, old: old, entries: encoded)
         } catch {
             deferError(error)
         }
+    }
+
+    /// The statements of a list rewrite: entries not kept deleted, kept ones
+    /// moved to their new positions, new ones (no entry id) inserted.
+    func writeListEntries(_ binding: CollectionBinding, old: [Int64], entries: [(entryID: Int64?, value: DatabaseValue)]) throws {
+        try withDatabase { db in
+            let kept = Set(entries.compactMap(\.entryID))
+            let delete = try db.cachedStatement(binding.deleteEntrySQL)
+            for id in old where !kept.contains(id) { try delete.execute([.integer(id)]) }
+            let move = try db.cachedStatement(binding.moveEntrySQL)
+            let insert = try db.cachedStatement(binding.insertEntrySQL)
+            for (position, entry) in entries.enumerated() {
+                if let id = entry.entryID {
+                    try move.execute([.integer(Int64(position)), .integer(id)])
+                } else {
+                    try insert.execute([.integer(binding.ownerRowID), .integer(Int64(position)), entry.value])
+                }
+            }
+        }
+        bumpContentVersion()
     }
 
     /// Replaces every entry of a managed collection (inside a write).

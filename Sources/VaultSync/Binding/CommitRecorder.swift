@@ -56,7 +56,7 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
 
     /// Turns the noted commits into the device's next change set in the outbox
     /// (nothing when they changed nothing sync sees). Inside a write transaction.
-    func finalize(in vault: Vault) throws {
+    func finalize(in vault: Vault, classes: [String: SyncedClass]) throws {
         let entries = try vault.syncFetch("SELECT clock, rows FROM _vaultkit_sync_pending ORDER BY id")
         guard !entries.isEmpty else { return }
         var rows = CommittedRows()
@@ -74,7 +74,7 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
         }
         try vault.syncExecute("DELETE FROM _vaultkit_sync_pending")
         let store = SyncStateStore(vault: vault)
-        var recorder = LocalRecorder(store: store, classes: try SyncedClass.all(in: vault), device: device, latest: try store.meta("clock") ?? 0,
+        var recorder = LocalRecorder(store: store, classes: classes, device: device, latest: try store.meta("clock") ?? 0,
                                      commitClock: { className, rowID in clocks[className]?[rowID] ?? 0 })
         try recorder.record(rows)
         guard !recorder.operations.isEmpty else { return }

@@ -50,13 +50,7 @@ struct EmbeddedElementCoding {
     /// The snapshot's property values by name.
     func values(of snapshot: SyncValue) throws(SyncError) -> [String: SyncValue] {
         guard case .data(let bytes) = snapshot else { throw .schemaMismatch("an element of a list or map of \(className) is not an embedded object") }
-        let changeSet = try ChangeSetCodec.decode(bytes)
-        var values: [String: SyncValue] = [:]
-        for operation in changeSet.operations {
-            guard case .set(let property, let value) = operation.change else { throw .malformedChangeSet("an embedded object's snapshot holds another operation than set") }
-            values[property] = value
-        }
-        return values
+        return Dictionary(try NamedValuesCoding.decode(bytes), uniquingKeysWith: { $1 })
     }
 
     /// The snapshot with every link that `isLive` refuses read as nil (what a device shows).
@@ -89,11 +83,6 @@ struct EmbeddedElementCoding {
     }
 
     private static func encode(_ values: [(String, SyncValue)]) throws(SyncError) -> SyncValue {
-        let author = SyncDeviceID(rawValue: 0)
-        let object = SyncObjectReference(className: "", primaryKey: .null, incarnation: 1)
-        let stamp = SyncStamp(clock: 1, device: author)
-        let operations = values.map { SyncOperation(object: object, stamp: stamp, change: .set(property: $0.0, value: $0.1)) }
-        // Links name devices only through stamps, which are all the author's here.
-        return .data(try ChangeSetCodec.encode(ChangeSet(author: author, sequence: 1, dependencies: [:], operations: operations)))
+        .data(try NamedValuesCoding.encode(values))
     }
 }

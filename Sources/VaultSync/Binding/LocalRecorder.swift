@@ -88,8 +88,7 @@ struct LocalRecorder {
         for (className, rowIDs) in inserted + untracked {
             guard let synced = classes[className] else { continue }
             for rowID in rowIDs where !(handled[className]?.contains(rowID) ?? false) {
-                guard let (values, _) = try synced.read(vault, rowID: rowID),
-                      let pk = try vault.storedRow(className: className, rowID: rowID)?[synced.primaryKey.name].flatMap(primaryKeyValue(synced)) else { continue }
+                guard let (values, _, primaryKey) = try synced.read(vault, rowID: rowID), let pk = primaryKey else { continue }
                 let key = SyncObjectKey(className: className, primaryKey: pk)
                 handled[className, default: []].insert(rowID)
                 let state = try store.state(of: key)
@@ -113,7 +112,7 @@ struct LocalRecorder {
             guard let synced = classes[className] else { continue }
             for rowID in rowIDs.sorted() where !(handled[className]?.contains(rowID) ?? false) {
                 guard let key = try store.key(className: className, row: rowID),
-                      let (values, _) = try synced.read(vault, rowID: rowID) else { continue }
+                      let (values, _, _) = try synced.read(vault, rowID: rowID) else { continue }
                 floor = clockOf(className, rowID)
                 try recordValues(synced, key: key, values: values)
             }
@@ -187,13 +186,11 @@ struct LocalRecorder {
         for (oldIndex, newIndex) in kept { slotOfNew[newIndex] = collection.elements[visibleStamps[oldIndex]]?.position }
         // Between two kept elements, old and new elements pair up in order as replacements
         // (`list[i] = x`: the element keeps its identity and place, its value is set).
-        for (previous, next) in zip([(-1, -1)] + kept, kept + [(old.count, new.count)]) {
-            for (oldIndex, newIndex) in zip((previous.0 + 1)..<next.0, (previous.1 + 1)..<next.1) {
-                let element = visibleStamps[oldIndex]
-                try edit(key, .listSet(property: path, epoch: collection.epoch, element: element, value: new[newIndex]))
-                keptOld.insert(oldIndex)
-                slotOfNew[newIndex] = collection.elements[element]?.position
-            }
+        for (oldIndex, newIndex) in StoredListDiff.replacements(kept: kept, oldCount: old.count, newCount: new.count) {
+            let element = visibleStamps[oldIndex]
+            try edit(key, .listSet(property: path, epoch: collection.epoch, element: element, value: new[newIndex]))
+            keptOld.insert(oldIndex)
+            slotOfNew[newIndex] = collection.elements[element]?.position
         }
         for (index, stamp) in visibleStamps.enumerated() where !keptOld.contains(index) {
             try edit(key, .listErase(property: path, epoch: collection.epoch, element: stamp))
@@ -241,22 +238,24 @@ struct LocalRecorder {
         { stored in if case .column(let value) = stored { synced.primaryKeyValue(value) } else { nil } }
     }
 
+    /// A link to an object sync must know (a synced class, recorded before the values that link to it).
+    private func knownLink(className: String, row rowID: Int64, from property: Property) throws -> SyncValue {
+        guard let link = try store.link(className: className, row: rowID) else {
+            throw SyncError.unsupportedModel("\(property.name) links to a \(className) that sync does not know; is \(className) a synced class?")
+        }
+        return link
+    }
+
     /// A stored value (a link as its target's row id) in sync form.
     private func syncValue(_ stored: DatabaseValue, _ property: Property) throws -> SyncValue {
         if property.type == .mixed {
             return try MixedSyncCoding.syncValue(try Vault.storedMixed(stored)) { className, rowID in
-                guard let key = try store.key(className: className, row: rowID), let reference = try store.reference(to: key) else {
-                    throw SyncError.unsupportedModel("\(property.name) holds a link to a \(className) that sync does not know; is \(className) a synced class?")
-                }
-                return .link(reference)
+                try knownLink(className: className, row: rowID, from: property)
             }
         }
         if let target = property.objectClassName {
             guard let rowID = stored.int64 else { return .null }
-            guard let targetKey = try store.key(className: target, row: rowID), let reference = try store.reference(to: targetKey) else {
-                throw SyncError.unsupportedModel("\(property.name) links to a \(target) that sync does not know; is \(target) a synced class?")
-            }
-            return .link(reference)
+            return try knownLink(className: target, row: rowID, from: property)
         }
         guard let value = SyncedClass.syncValue(stored, type: property.type) else {
             throw SyncError.unsupportedModel("\(property.name) holds a value that is not a \(property.type.rawValue)")

@@ -87,18 +87,10 @@ enum MixedSyncCoding {
     }
 
     private static func nested(_ kind: UInt8, _ entries: [(String, SyncValue)]) throws(SyncError) -> SyncValue {
-        let author = SyncDeviceID(rawValue: 0)
-        let object = SyncObjectReference(className: "", primaryKey: .null, incarnation: 1)
-        let stamp = SyncStamp(clock: 1, device: author)
-        let operations = entries.map { SyncOperation(object: object, stamp: stamp, change: .set(property: $0.0, value: $0.1)) }
-        return .data([kind] + (try ChangeSetCodec.encode(ChangeSet(author: author, sequence: 1, dependencies: [:], operations: operations))))
+        .data([kind] + (try NamedValuesCoding.encode(entries)))
     }
 
     private static func entries(_ bytes: [UInt8]) throws(SyncError) -> [(String, SyncValue)] {
-        let changeSet = try ChangeSetCodec.decode(Array(bytes.dropFirst()))
-        return try changeSet.operations.map { operation throws(SyncError) in
-            guard case .set(let name, let value) = operation.change else { throw .malformedChangeSet("a nested mixed collection holds another operation than set") }
-            return (name, value)
-        }
+        try NamedValuesCoding.decode(bytes.dropFirst())
     }
 }

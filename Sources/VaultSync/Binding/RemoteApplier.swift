@@ -113,7 +113,7 @@ struct RemoteApplier {
     // MARK: Writing one object
 
     private func writeValues(_ synced: SyncedClass, rowID: Int64, state: ObjectState) throws {
-        guard var (values, owners) = try synced.read(vault, rowID: rowID) else { return }
+        guard var (values, owners, _) = try synced.read(vault, rowID: rowID) else { return }
         for field in synced.fields {
             // The row that holds the field: the object's, or an embedded object's (added or removed by its marker).
             guard let owner = owners[field.ownerPath] else { continue }
@@ -176,11 +176,6 @@ struct RemoteApplier {
                                        current: [StoredEntry], state: ObjectState) throws {
         let collection = state.collections[field.path] ?? CollectionState()
         let isLive = { (reference: SyncObjectReference) in (try? store.isLive(reference)) ?? false }
-        let link = { (property: Property, stored: DatabaseValue) throws -> SyncValue in
-            guard let target = property.objectClassName, let row = stored.int64, let key = try store.key(className: target, row: row),
-                  let reference = try store.reference(to: key) else { return .null }
-            return .link(reference)
-        }
         let name = field.property.name
         if field.property.collectionKind == .map {
             var desired: [String: SyncValue] = [:]
@@ -189,7 +184,7 @@ struct RemoteApplier {
             for entry in current {
                 let mapKey = entry.key ?? ""
                 guard let wanted = desired.removeValue(forKey: mapKey), let row = entry.value.int64 else { continue }
-                if try coding.snapshot(vault, rowID: row, link: link) != wanted { try coding.write(wanted, to: vault, rowID: row, stored: stored) }
+                if try coding.snapshot(vault, rowID: row, link: store.linkValue) != wanted { try coding.write(wanted, to: vault, rowID: row, stored: stored) }
             }
             for (mapKey, wanted) in desired.sorted(by: { $0.key < $1.key }) {
                 let row = try vault.storedInsertEmbedded(className: coding.className)
@@ -204,17 +199,15 @@ struct RemoteApplier {
         let desired = try ListOrder.visibleElements(of: collection).compactMap { collection.elements[$0]?.value.value }
             .map { try coding.visible($0, isLive: isLive) }
         let rows = current.compactMap { $0.value.int64 }
-        let snapshots = try rows.map { try coding.snapshot(vault, rowID: $0, link: link) }
+        let snapshots = try rows.map { try coding.snapshot(vault, rowID: $0, link: store.linkValue) }
         guard snapshots != desired else { return }
         var rowOfNew = [Int64?](repeating: nil, count: desired.count)
         let kept = StoredListDiff.keptPairs(old: snapshots, new: desired)
         for (oldIndex, newIndex) in kept { rowOfNew[newIndex] = rows[oldIndex] }
         // Between two kept objects, old and new ones pair up: written in place.
-        for (previous, next) in zip([(-1, -1)] + kept, kept + [(rows.count, desired.count)]) {
-            for (oldIndex, newIndex) in zip((previous.0 + 1)..<next.0, (previous.1 + 1)..<next.1) {
-                try coding.write(desired[newIndex], to: vault, rowID: rows[oldIndex], stored: stored)
-                rowOfNew[newIndex] = rows[oldIndex]
-            }
+        for (oldIndex, newIndex) in StoredListDiff.replacements(kept: kept, oldCount: rows.count, newCount: desired.count) {
+            try coding.write(desired[newIndex], to: vault, rowID: rows[oldIndex], stored: stored)
+            rowOfNew[newIndex] = rows[oldIndex]
         }
         var elements: [DatabaseValue] = []
         for (index, row) in rowOfNew.enumerated() {

@@ -75,6 +75,19 @@ final class SyncStateStore {
         return SyncObjectReference(className: key.className, primaryKey: key.primaryKey, incarnation: state.incarnation)
     }
 
+    /// A link to the object at `rowID` of `className` (its key and present
+    /// incarnation); nil when sync does not know the row as a present object.
+    func link(className: String, row rowID: Int64) throws -> SyncValue? {
+        guard let key = try key(className: className, row: rowID), let reference = try reference(to: key) else { return nil }
+        return .link(reference)
+    }
+
+    /// A stored link of `property` (a row id of its target class) in sync form; null when it is null or unknown.
+    func linkValue(_ property: Property, _ stored: DatabaseValue) throws -> SyncValue {
+        guard let target = property.objectClassName, let rowID = stored.int64 else { return .null }
+        return try link(className: target, row: rowID) ?? .null
+    }
+
     /// Whether a link names its target's present incarnation.
     func isLive(_ reference: SyncObjectReference) throws -> Bool {
         let target = try state(of: reference.key)

@@ -71,10 +71,13 @@ struct SyncedClass {
     }
 
     /// Every field's stored value for the object at `rowID` (fields of an
-    /// absent embedded object left out; a marker as 1 or null), and the row of
-    /// each embedded object present, by its marker's path.
-    func read(_ vault: Vault, rowID: Int64) throws -> (values: [String: StoredPropertyValue], owners: [String: (className: String, rowID: Int64)])? {
+    /// absent embedded object left out; a marker as 1 or null), the row of
+    /// each embedded object present, by its marker's path, and the object's primary key.
+    func read(_ vault: Vault, rowID: Int64) throws
+        -> (values: [String: StoredPropertyValue], owners: [String: (className: String, rowID: Int64)], primaryKey: SyncValue?)? {
         guard let top = try vault.storedRow(className: className, rowID: rowID) else { return nil }
+        var primaryKey: SyncValue?
+        if case .column(let stored)? = top[self.primaryKey.name] { primaryKey = primaryKeyValue(stored) }
         var rows: [String: [String: StoredPropertyValue]] = ["": top]
         var owners: [String: (className: String, rowID: Int64)] = ["": (className, rowID)]
         var values: [String: StoredPropertyValue] = [:]
@@ -93,7 +96,7 @@ struct SyncedClass {
                 values[field.path] = .column(.null)
             }
         }
-        return (values, owners)
+        return (values, owners, primaryKey)
     }
 
     /// The sync form of a stored scalar of `type` (links excepted); nil when the stored value is not one.

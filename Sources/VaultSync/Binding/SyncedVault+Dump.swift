@@ -12,9 +12,7 @@ extension SyncedVault {
         try renderClasses { vault, store, schema, synced in
             var objects: [(key: String, lines: [String])] = []
             for rowID in try vault.storedRowIDs(className: schema.className) {
-                guard let row = try vault.storedRow(className: schema.className, rowID: rowID),
-                      case .column(let pk)? = row[synced.primaryKey.name], let key = synced.primaryKeyValue(pk),
-                      let (values, _) = try synced.read(vault, rowID: rowID) else { continue }
+                guard let (values, _, primaryKey) = try synced.read(vault, rowID: rowID), let key = primaryKey else { continue }
                 var object = ["\(schema.className)(\(key.canonicalText))"]
                 for field in synced.fields.sorted(by: { $0.path < $1.path }) {
                     let property = field.property
@@ -25,16 +23,11 @@ extension SyncedVault {
                     func render(_ value: DatabaseValue) throws -> String {
                         if let coding = field.embeddedElements {
                             guard let rowID = value.int64 else { return "nil" }
-                            return coding.render(try coding.snapshot(vault, rowID: rowID) { property, stored in
-                                guard let target = property.objectClassName, let row = stored.int64, let key = try store.key(className: target, row: row),
-                                      let reference = try store.reference(to: key) else { return .null }
-                                return .link(reference)
-                            })
+                            return coding.render(try coding.snapshot(vault, rowID: rowID, link: store.linkValue))
                         }
                         if property.type == .mixed {
                             let mixed = try MixedSyncCoding.syncValue(try Vault.storedMixed(value)) { className, row in
-                                guard let key = try store.key(className: className, row: row), let reference = try store.reference(to: key) else { return .null }
-                                return .link(reference)
+                                try store.link(className: className, row: row) ?? .null
                             }
                             guard case .link(let reference) = mixed else { return mixed.canonicalText }
                             return "→\(reference.className)(\(reference.primaryKey.canonicalText))"

@@ -16,7 +16,7 @@ import VaultCore
 /// let synced = try SyncedVault(configuration: configuration)
 /// try vault.write { vault.add(Task(title: "Call Ana")) }      // recorded
 /// let outgoing = try synced.pendingChangeSets()               // seal and upload these
-/// try synced.acknowledgeUploaded(through: outgoing.last!.sequence)
+/// if let last = outgoing.last { try synced.acknowledgeUploaded(through: last.sequence) }
 /// try synced.apply(received)                                  // merged, notified
 /// ```
 ///
@@ -72,10 +72,11 @@ public final class SyncedVault: Sendable {
         recorder.setApplying(vault, true)
         defer { recorder.setApplying(vault, false) }
         try vault.write {
-            try recorder.finalize(in: vault)
+            let classes = try SyncedClass.all(in: vault)
+            try recorder.finalize(in: vault, classes: classes)
             // Objects received for a class this vault has learned since (see RemoteApplier) get their rows.
             let store = SyncStateStore(vault: vault)
-            var applier = RemoteApplier(store: store, classes: try SyncedClass.all(in: vault))
+            var applier = RemoteApplier(store: store, classes: classes)
             try applier.adoptObjectsOfNewlyKnownClasses()
             try applier.writeRows()
             try store.flush()
@@ -109,13 +110,14 @@ public final class SyncedVault: Sendable {
         defer { recorder.setApplying(vault, false) }
         return try vault.write {
             // Local commits first: their change set comes before the remote ones, as it was made before them.
-            try recorder.finalize(in: vault)
+            let classes = try SyncedClass.all(in: vault)
+            try recorder.finalize(in: vault, classes: classes)
             let store = SyncStateStore(vault: vault)
             var inbox = Inbox(store: store, device: device, applied: try store.applied())
             try inbox.load()
             for changeSet in changeSets { inbox.add(changeSet) }
             var clock = HybridLogicalClock(latest: try store.meta("clock") ?? 0, now: now)
-            var applier = RemoteApplier(store: store, classes: try SyncedClass.all(in: vault))
+            var applier = RemoteApplier(store: store, classes: classes)
             // Objects received for a class this vault did not have then, and has now, get their rows.
             try applier.adoptObjectsOfNewlyKnownClasses()
             let ready = inbox.takeReady()
