@@ -73,9 +73,12 @@ let package = Package(
             dependencies: ["RealmFileReader", "VaultKit", "VaultCore"]
         ),
 
+        // Sync: change sets, merge rules, sealing, and the client of a sync server
+        // (a WebSocket over Foundation on Apple platforms, over POSIX sockets elsewhere).
         .target(
             name: "VaultSync",
-            dependencies: ["VaultCore", "VaultKit", "CSodium"]
+            dependencies: ["VaultCore", "VaultKit", "CSodium",
+                           .target(name: "COpenSSL", condition: .when(platforms: [.linux, .android]))]
         ),
         .target(
             name: "VaultInterchange",

@@ -48,6 +48,7 @@ func syncBetweenDevices(in directory: URL, key: Data) async throws {
     let stored = await relay.storedBytes(space: space)
     let leaked = ["Lisbon", "passport", "plants"].filter { stored.firstRange(of: Array($0.utf8)) != nil }
     print("       the relay holds \(stored.count) bytes of sealed change sets; plaintext found in them: \(leaked.isEmpty ? "none" : leaked.joined(separator: ", "))")
+    print("       (make sync-demo: the same through vault-sync-server on PostgreSQL, with configuration.sync and vault.syncSession)")
 }
 
 /// Writes on a vault opened on the calling thread (async code may resume elsewhere after an await).

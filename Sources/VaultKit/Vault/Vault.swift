@@ -73,14 +73,15 @@ public final class Vault {
         self.configuration = configuration
         if let shared = VaultSession.cached(for: configuration, actor: isolation) {
             session = shared
-            return
+        } else {
+            do {
+                session = try VaultSession(configuration: configuration, actor: isolation)
+                try finishOpening()
+            } catch {
+                throw Vault.Error.wrapping(error)
+            }
         }
-        do {
-            session = try VaultSession(configuration: configuration, actor: isolation)
-            try finishOpening()
-        } catch {
-            throw Vault.Error.wrapping(error)
-        }
+        try VaultSyncActivation.activate(self)
     }
 
     /// Registers the schema (deleting the vault first if a migration is needed
@@ -121,20 +122,21 @@ public final class Vault {
         VaultSession.confine(to: queue)
         if let shared = VaultSession.cached(for: configuration) {
             self.init(sharing: shared)
-            return
+        } else {
+            let session: VaultSession
+            do {
+                session = try VaultSession(configuration: configuration, queue: queue)
+            } catch {
+                throw Vault.Error.wrapping(error)
+            }
+            self.init(sharing: session)
+            do {
+                try finishOpening()
+            } catch {
+                throw Vault.Error.wrapping(error)
+            }
         }
-        let session: VaultSession
-        do {
-            session = try VaultSession(configuration: configuration, queue: queue)
-        } catch {
-            throw Vault.Error.wrapping(error)
-        }
-        self.init(sharing: session)
-        do {
-            try finishOpening()
-        } catch {
-            throw Vault.Error.wrapping(error)
-        }
+        try VaultSyncActivation.activate(self)
     }
 
     // State kept in the session, read and written by the extensions in Vault+*.swift.

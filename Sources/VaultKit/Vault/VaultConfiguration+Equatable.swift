@@ -5,7 +5,7 @@ extension Vault.Configuration: Equatable, CustomStringConvertible {
     /// Whether both describe the same vault the same way, as Realm compares
     /// configurations: location, key (the same key bytes, compared in constant
     /// time; or the same key store and identifier), read-only, schema version,
-    /// `deleteVaultIfMigrationNeeded`, durability and the model classes. Blocks
+    /// `deleteVaultIfMigrationNeeded`, durability, the model classes and the sync section. Blocks
     /// (`migrationBlock`, `shouldCompactOnLaunch`) cannot be compared and are not.
     public static func == (lhs: Vault.Configuration, rhs: Vault.Configuration) -> Bool {
         let sameKey: Bool
@@ -25,6 +25,7 @@ extension Vault.Configuration: Equatable, CustomStringConvertible {
             && lhs.durability == rhs.durability
             && lhs.seedFilePath == rhs.seedFilePath
             && types(lhs) == types(rhs)
+            && VaultSyncActivation.same(lhs.syncSettings, rhs.syncSettings)
     }
 
     /// The configuration without its key: where, how, and which classes.

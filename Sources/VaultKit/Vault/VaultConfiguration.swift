@@ -121,6 +121,8 @@ extension Vault {
             set { objectTypeList = newValue.map(ObjectTypeList.init) }
         }
         private var objectTypeList: ObjectTypeList?
+        /// The sync section (`VaultSync`'s `SyncConfiguration`, set through its `sync` property).
+        @_spi(VaultSync) public var syncSettings: (any VaultSyncSettings)?
 
         /// A configuration for an encrypted file.
         public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil, encryptionKey: Data? = nil,

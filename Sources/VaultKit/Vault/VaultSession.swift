@@ -41,6 +41,8 @@ final class VaultSession {
     }
     /// Whether managed objects read through this session take part in Observation.
     let tracksObservation: Bool
+    /// What sync keeps alive while this session is open (see SyncAccess/SyncActivation).
+    var syncAttachment: AnyObject?
     /// The objects taking part in Observation, and the token that keeps that observation registered.
     var tracking: TrackingObservation?
     var trackingToken: NotificationToken?

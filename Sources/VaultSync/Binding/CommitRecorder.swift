@@ -30,6 +30,10 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
     /// Vaults (by identity) whose transactions apply remote change sets: not noted.
     private let lock = NSLock()
     private var applying: Set<ObjectIdentifier> = []
+    /// Told after each noted commit (a sync session wakes to upload it).
+    private var onNote: (@Sendable () -> Void)?
+
+    func setNoteHandler(_ handler: (@Sendable () -> Void)?) { lock.withLock { onNote = handler } }
 
     init(device: SyncDeviceID, now: @escaping @Sendable () -> UInt64) {
         self.device = device
@@ -41,6 +45,7 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
         let identity = ObjectIdentifier(vault)
         if lock.withLock({ applying.contains(identity) }) { return }
         try note(rows, in: vault)
+        lock.withLock { onNote }?()
     }
 
     /// Marks `vault`'s transactions as applying remote change sets (not noted) or not.

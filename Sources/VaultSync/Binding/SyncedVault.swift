@@ -62,6 +62,13 @@ public final class SyncedVault: Sendable {
         try recorder.adoptUnrecordedObjects(vault)
     }
 
+    /// Calls `handler` after every local commit is noted (inside its transaction:
+    /// the commit is visible once the writer's transaction ends). A sync
+    /// session uses it to upload at once.
+    public func setLocalCommitHandler(_ handler: (@Sendable () -> Void)?) {
+        recorder.setNoteHandler(handler)
+    }
+
     // MARK: Outgoing
 
     /// The local change sets not yet acknowledged, in order. Commits made

@@ -38,6 +38,15 @@ public final class SyncKey: Sendable, CustomStringConvertible {
     /// space on every device of the user's (never on a server) and each derives
     /// the same sync key; a vault's own master key should not be reused for it.
     public convenience init(keyStore: some KeyStore, identifier: String) throws {
+        var derived = try Self.derivedBytes(keyStore: keyStore, identifier: identifier)
+        defer { derived.resetBytes(in: 0..<derived.count) }
+        try self.init(bytes: derived)
+    }
+
+    /// The 32 bytes ``init(keyStore:identifier:)`` derives, for
+    /// ``SyncConfiguration/syncKey`` (wipe the `Data` when done with it, as far
+    /// as Swift allows: `resetBytes(in:)`).
+    public static func derivedBytes(keyStore: some KeyStore, identifier: String) throws -> Data {
         guard sodium_init() >= 0 else { throw SyncError.cryptoUnavailable }
         let masterKey = try keyStore.loadKey(identifier: identifier)
         var derived = Data(count: Self.byteCount)
@@ -49,9 +58,8 @@ public final class SyncKey: Sendable, CustomStringConvertible {
                                    key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count)
             }
         }
-        defer { derived.resetBytes(in: 0..<derived.count) }
         guard status == 0 else { throw SyncError.invalidKey("the stored key could not be used to derive a sync key") }
-        try self.init(bytes: derived)
+        return derived
     }
 
     deinit {
@@ -85,6 +93,19 @@ public struct SyncSpaceID: Hashable, Sendable, CustomStringConvertible {
         _ = sodium_init()
         randombytes_buf(&bytes, 16)
         return SyncSpaceID(unchecked: bytes)
+    }
+
+    /// The space named `name` (the name a sync server issues tokens for, as in
+    /// ``SyncConfiguration/space``): the first 16 bytes of BLAKE2b of
+    /// "VaultKit sync space v1", a zero byte and the name's UTF-8. Not secret:
+    /// the server computes it too, to check that a device uploads to its space.
+    public init(name: String) {
+        _ = sodium_init()
+        let message = Array("VaultKit sync space v1".utf8) + [0] + Array(name.utf8)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        // BLAKE2b with a 16-byte output and no key cannot fail.
+        _ = crypto_generichash(&bytes, 16, message, UInt64(message.count), nil, 0)
+        self.bytes = bytes
     }
 
     private init(unchecked bytes: [UInt8]) { self.bytes = bytes }

@@ -1,0 +1,154 @@
+import Foundation
+import VaultKit
+
+/// A vault's link to its sync server: Realm's `SyncSession`. There is one per
+/// vault file in a process, from the first `Vault` opened with a sync section
+/// until the last one closes (`vault.syncSession`).
+///
+/// It uploads every local commit and downloads and merges what the space's
+/// other devices commit, whenever it is connected; it reconnects by itself
+/// (with backoff and jitter) and catches up after being offline. Remote
+/// changes reach the vault's observers like local ones.
+///
+/// ```swift
+/// try vault.write { vault.add(task) }
+/// try await vault.syncSession?.wait(for: .upload)      // on the server
+/// try await other.syncSession?.wait(for: .download)    // merged on the other device
+/// ```
+public final class SyncSession: Sendable {
+    /// Whether the session works: `.active`, or `.inactive` when paused or stopped by a final error.
+    public enum State: Sendable, Equatable {
+        /// Syncing (connected, or trying to connect).
+        case active
+        /// Paused by ``pause()``, or stopped by a final error.
+        case inactive
+    }
+
+    /// The connection to the server.
+    public enum ConnectionState: Sendable, Equatable {
+        /// Not connected (offline, paused, or waiting before the next attempt).
+        case disconnected
+        /// Connecting or handshaking.
+        case connecting
+        /// Connected: local commits upload and remote ones arrive within moments.
+        case connected
+    }
+
+    /// Which way data moves.
+    public enum ProgressDirection: Sendable, Equatable {
+        /// Local commits to the server.
+        case upload
+        /// Other devices' commits from the server.
+        case download
+    }
+
+    /// How long a progress notification reports.
+    public enum ProgressMode: Sendable, Equatable {
+        /// Every transfer, for as long as the token lives.
+        case reportIndefinitely
+        /// The work outstanding when registered, then stops (its last report is complete).
+        case forCurrentlyOutstandingWork
+    }
+
+    /// How far a transfer has come, in bytes of sealed change sets.
+    public struct Progress: Sendable, Equatable {
+        /// Bytes moved.
+        public let transferredBytes: Int
+        /// Bytes to move in all (moved and still to move).
+        public let transferrableBytes: Int
+        /// Whether nothing is left to move.
+        public var isTransferComplete: Bool { transferredBytes >= transferrableBytes }
+        /// transferred / transferrable, 1 when there is nothing to move.
+        public var progressEstimate: Double {
+            transferrableBytes == 0 ? 1 : min(1, Double(transferredBytes) / Double(transferrableBytes))
+        }
+    }
+
+    /// Keeps a notification registered until ``invalidate()`` (or until released).
+    public final class NotificationToken: Sendable {
+        private let cancel: @Sendable () -> Void
+        init(cancel: @escaping @Sendable () -> Void) { self.cancel = cancel }
+        /// Stops the notifications.
+        public func invalidate() { cancel() }
+        deinit { cancel() }
+    }
+
+    /// The sync section the session was started with.
+    public let configuration: SyncConfiguration
+    /// The vault's sync bookkeeping (device id, outbox, merge).
+    public let syncedVault: SyncedVault
+    let status: SessionStatus
+    private let engine: SyncEngine
+
+    init(vaultConfiguration: Vault.Configuration, sync: SyncConfiguration) throws {
+        configuration = sync
+        guard sync.syncKey.count == SyncKey.byteCount else {
+            throw SyncSessionError.invalidConfiguration("syncKey must be \(SyncKey.byteCount) bytes, not \(sync.syncKey.count)")
+        }
+        guard !sync.space.isEmpty, !sync.token.isEmpty else { throw SyncSessionError.invalidConfiguration("space and token must not be empty") }
+        _ = try SyncSocketConnector.webSocketURL(for: sync.serverURL)
+        let key = try SyncKey(bytes: sync.syncKey)
+        let sealer = try ChangeSetSealer(space: SyncSpaceID(name: sync.space), keys: [0: key], currentKeyID: 0)
+        syncedVault = try SyncedVault(configuration: vaultConfiguration, now: sync.clock)
+        status = SessionStatus(errorHandler: sync.errorHandler)
+        engine = SyncEngine(synced: syncedVault, sealer: sealer, configuration: sync, status: status)
+        syncedVault.setLocalCommitHandler { [status, engine] in
+            status.localCommitNoted()
+            engine.wake()
+        }
+    }
+
+    func start() { engine.start() }
+
+    deinit { engine.stop() }
+
+    /// `.active` while the session syncs; `.inactive` when paused or stopped by a final error.
+    public var state: State { status.state }
+    /// The connection's state now.
+    public var connectionState: ConnectionState { status.connectionState }
+    /// The final error that stopped the session, if one did.
+    public var lastError: SyncSessionError? { status.finalError }
+
+    /// Called (on a queue of the session's) with every error; replaces the configuration's handler.
+    public var errorHandler: (@Sendable (SyncSessionError) -> Void)? {
+        get { status.errorHandler }
+        set { status.errorHandler = newValue }
+    }
+
+    /// Stops syncing and disconnects; commits are still recorded, and upload at ``resume()``.
+    public func pause() {
+        status.setPaused(true)
+        engine.disconnect()
+    }
+
+    /// Syncs again after ``pause()`` (or after a final error, once its cause is fixed).
+    public func resume() {
+        status.setPaused(false)
+        engine.wake()
+    }
+
+    /// Returns once every commit made before the call is on the server
+    /// (`.upload`), or once everything the server held at the call is merged
+    /// here (`.download`). Waits through disconnections; throws the final
+    /// error if the session stops, and `CancellationError` if the task is cancelled.
+    public func wait(for direction: ProgressDirection) async throws {
+        let ticket = status.ticket(for: direction)
+        engine.wake()
+        try await status.wait(for: direction, ticket: ticket)
+    }
+
+    /// Calls `block` (on a queue of the session's) with the progress of
+    /// `direction`: at once with what is known, then as change sets move.
+    /// Keep the token: releasing it stops the notifications.
+    public func addProgressNotification(for direction: ProgressDirection, mode: ProgressMode,
+                                        block: @escaping @Sendable (Progress) -> Void) -> NotificationToken {
+        let id = status.addProgressObserver(direction: direction, mode: mode, block: block)
+        return NotificationToken { [status] in status.removeProgressObserver(id) }
+    }
+
+    /// Calls `block` (on a queue of the session's) with every change of ``connectionState``, starting with the current one.
+    public func observeConnectionState(_ block: @escaping @Sendable (ConnectionState) -> Void) -> NotificationToken {
+        let id = status.addConnectionObserver(block)
+        return NotificationToken { [status] in status.removeConnectionObserver(id) }
+    }
+}

@@ -1,0 +1,51 @@
+/// Why a sync session could not do its work. Final errors stop the session
+/// (``SyncSession/state`` becomes `.inactive`) until the app fixes the cause
+/// and opens the vault again; the others are retried with backoff.
+public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The server does not accept the device token (unknown or revoked): issue a new one.
+    case unauthorized(String)
+    /// The server refused what the device sent for its space (another space's change set).
+    case forbidden(String)
+    /// The server speaks no protocol version this build does: update the app or the server.
+    case unsupportedProtocol(String)
+    /// The server could not be reached, or the connection broke.
+    case connectionFailed(String)
+    /// The server failed a request, or asked the device to slow down.
+    case serverError(String)
+    /// A change set could not be used (a breaking schema change, another sync key, a corrupt one).
+    case sync(SyncError)
+    /// The sync section cannot work as given (a key of the wrong length, a URL that is not http or https).
+    case invalidConfiguration(String)
+
+    /// Whether the session stops instead of retrying.
+    public var isFinal: Bool {
+        switch self {
+        case .unauthorized, .forbidden, .unsupportedProtocol, .sync, .invalidConfiguration: return true
+        case .connectionFailed, .serverError: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unauthorized(let reason): return "the sync server refused the device token: \(reason); issue a new token (vault-sync-server issue-token)"
+        case .forbidden(let reason): return "the sync server refused a change set: \(reason)"
+        case .unsupportedProtocol(let reason): return "the sync server speaks another protocol version: \(reason); update the app or the server"
+        case .connectionFailed(let reason): return "sync connection failed: \(reason); retrying"
+        case .serverError(let reason): return "the sync server could not complete a request: \(reason); retrying"
+        case .sync(let error): return "sync stopped: \(error)"
+        case .invalidConfiguration(let reason): return "invalid sync configuration: \(reason)"
+        }
+    }
+
+    /// The error a server's close code means.
+    static func closed(code: UInt16, reason: String) -> SyncSessionError {
+        switch SyncCloseCode(rawValue: code) {
+        case .unauthorized: return .unauthorized(reason)
+        case .forbidden: return .forbidden(reason)
+        case .unsupportedVersion: return .unsupportedProtocol(reason)
+        case .serverError, .rateLimited: return .serverError(reason)
+        case .malformedMessage, .messageTooLarge: return .serverError("the server closed the connection (\(code)): \(reason)")
+        case nil: return .connectionFailed("the server closed the connection (\(code))\(reason.isEmpty ? "" : ": \(reason)")")
+        }
+    }
+}

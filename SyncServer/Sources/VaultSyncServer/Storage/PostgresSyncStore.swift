@@ -1,0 +1,209 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import VaultSync
+
+/// The sync server's store on PostgreSQL (see SyncStore.swift for what it keeps).
+///
+/// Appends to a space take a row lock on the space's row, so the log is
+/// numbered without gaps in commit order, and notify every process listening
+/// on the `vault_sync_append` channel in the same transaction (PostgreSQL
+/// delivers the notification when it commits). Run ``run()`` for as long as
+/// the store is used: it drives the connection pool.
+public final class PostgresSyncStore: SyncStore {
+    private let client: PostgresClient
+    private let logger: Logger
+    static let channel = "vault_sync_append"
+
+    /// A store on the database `url` names.
+    public init(url: DatabaseURL, logger: Logger) {
+        var configuration = PostgresClient.Configuration(host: url.host, port: url.port, username: url.username,
+                                                         password: url.password, database: url.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.maximumConnections = 16
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// Drives the connection pool until the calling task is cancelled.
+    public func run() async { await client.run() }
+
+    public func migrate() async throws {
+        try await client.withConnection { connection in
+            // One process migrates at a time; the others wait, then find the work done.
+            try await connection.query("SELECT pg_advisory_lock(7246813)", logger: logger)
+            do {
+                try await PostgresSchema.migrate(connection, logger: logger)
+                try await connection.query("SELECT pg_advisory_unlock(7246813)", logger: logger)
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(7246813)", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    public func grant(forTokenDigest digest: [UInt8]) async throws -> DeviceGrant? {
+        let rows = try await client.query(
+            "SELECT id, space_name, device_label FROM vault_sync_tokens WHERE digest = \(ByteBuffer(bytes: digest)) AND revoked_at IS NULL",
+            logger: logger)
+        for try await (id, spaceName, deviceLabel) in rows.decode((Int64, String, String).self) {
+            return DeviceGrant(tokenID: id, spaceName: spaceName, space: SyncSpaceID(name: spaceName), deviceLabel: deviceLabel)
+        }
+        return nil
+    }
+
+    public func tokenIsLive(_ tokenID: Int64) async throws -> Bool {
+        let rows = try await client.query("SELECT 1 FROM vault_sync_tokens WHERE id = \(tokenID) AND revoked_at IS NULL", logger: logger)
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
+    }
+
+    public func issueToken(digest: [UInt8], spaceName: String, deviceLabel: String) async throws -> Int64 {
+        let rows = try await client.query(
+            "INSERT INTO vault_sync_tokens(digest, space_name, device_label) VALUES (\(ByteBuffer(bytes: digest)), \(spaceName), \(deviceLabel)) RETURNING id",
+            logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        throw SyncServerError.store("the token was not stored")
+    }
+
+    public func revokeTokens(spaceName: String, deviceLabel: String) async throws -> Int {
+        let rows = try await client.query(
+            "UPDATE vault_sync_tokens SET revoked_at = now() WHERE space_name = \(spaceName) AND device_label = \(deviceLabel) AND revoked_at IS NULL RETURNING id",
+            logger: logger)
+        var count = 0
+        for try await _ in rows.decode(Int64.self) { count += 1 }
+        return count
+    }
+
+    public func append(_ changeSets: [SealedChangeSet], space: SyncSpaceID) async throws -> [UploadReceipt] {
+        guard !changeSets.isEmpty else { return [] }
+        let spaceBytes = ByteBuffer(bytes: space.bytes)
+        let logger = self.logger
+        return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("INSERT INTO vault_sync_spaces(space) VALUES (\(spaceBytes)) ON CONFLICT DO NOTHING", logger: logger)
+            var head: Int64 = 0
+            var totalBytes: Int64 = 0
+            for try await (storedHead, storedBytes) in try await connection.query(
+                "SELECT head, total_bytes FROM vault_sync_spaces WHERE space = \(spaceBytes) FOR UPDATE", logger: logger
+            ).decode((Int64, Int64).self) {
+                head = storedHead
+                totalBytes = storedBytes
+            }
+            // Change sets stored before (a retried upload) keep their place.
+            let devices = changeSets.map { Int64(bitPattern: $0.device.rawValue) }
+            let sequences = changeSets.map { Int64(bitPattern: $0.sequence) }
+            var stored: [StoredKey: UInt64] = [:]
+            for try await (device, sequence, serverSequence) in try await connection.query(
+                """
+                SELECT device, sequence, server_sequence FROM vault_sync_log
+                WHERE space = \(spaceBytes) AND device = ANY(\(devices)) AND sequence = ANY(\(sequences))
+                """, logger: logger
+            ).decode((Int64, Int64, Int64).self) {
+                stored[StoredKey(device: UInt64(bitPattern: device), sequence: UInt64(bitPattern: sequence))] = UInt64(serverSequence)
+            }
+            var receipts: [UploadReceipt] = []
+            for changeSet in changeSets {
+                let key = StoredKey(device: changeSet.device.rawValue, sequence: changeSet.sequence)
+                if let existing = stored[key] {
+                    receipts.append(UploadReceipt(device: changeSet.device, sequence: changeSet.sequence, serverSequence: existing))
+                    continue
+                }
+                head += 1
+                totalBytes += Int64(changeSet.envelope.count)
+                try await connection.query(
+                    """
+                    INSERT INTO vault_sync_log(space, server_sequence, device, sequence, envelope, end_offset)
+                    VALUES (\(spaceBytes), \(head), \(Int64(bitPattern: key.device)), \(Int64(bitPattern: key.sequence)),
+                            \(ByteBuffer(bytes: changeSet.envelope)), \(totalBytes))
+                    """, logger: logger)
+                stored[key] = UInt64(head)
+                receipts.append(UploadReceipt(device: changeSet.device, sequence: changeSet.sequence, serverSequence: UInt64(head)))
+            }
+            try await connection.query(
+                "UPDATE vault_sync_spaces SET head = \(head), total_bytes = \(totalBytes) WHERE space = \(spaceBytes)", logger: logger)
+            let payload = "\(space):\(head)"
+            try await connection.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+            return receipts
+        }
+    }
+
+    public func page(space: SyncSpaceID, after: UInt64, limit: Int, maxBytes: Int) async throws -> LogPage {
+        let spaceBytes = ByteBuffer(bytes: space.bytes)
+        let after = Int64(clamping: after)
+        let rows = try await client.query(
+            """
+            SELECT server_sequence, envelope, end_offset FROM vault_sync_log
+            WHERE space = \(spaceBytes) AND server_sequence > \(after)
+              AND (server_sequence = \(after) + 1 OR end_offset <= COALESCE(
+                    (SELECT end_offset FROM vault_sync_log WHERE space = \(spaceBytes) AND server_sequence = \(after)), 0) + \(Int64(maxBytes)))
+            ORDER BY server_sequence LIMIT \(Int64(max(1, limit)))
+            """, logger: logger)
+        var items: [DeliveredChangeSet] = []
+        var lastOffset: Int64 = 0
+        for try await (serverSequence, envelope, endOffset) in rows.decode((Int64, ByteBuffer, Int64).self) {
+            let changeSet = try SealedChangeSet(envelope: Array(buffer: envelope))
+            items.append(DeliveredChangeSet(serverSequence: UInt64(serverSequence), changeSet: changeSet))
+            lastOffset = endOffset
+        }
+        let current = try await head(space: space)
+        let remaining = items.isEmpty ? 0 : max(0, Int64(clamping: current.totalBytes) - lastOffset)
+        return LogPage(items: items, head: current.head, remainingBytes: UInt64(remaining))
+    }
+
+    public func head(space: SyncSpaceID) async throws -> LogHead {
+        let rows = try await client.query(
+            "SELECT head, total_bytes FROM vault_sync_spaces WHERE space = \(ByteBuffer(bytes: space.bytes))", logger: logger)
+        for try await (head, totalBytes) in rows.decode((Int64, Int64).self) {
+            return LogHead(head: UInt64(head), totalBytes: UInt64(totalBytes))
+        }
+        return LogHead(head: 0, totalBytes: 0)
+    }
+
+    public func acknowledge(space: SyncSpaceID, tokenID: Int64, through: UInt64) async throws {
+        try await client.query(
+            """
+            INSERT INTO vault_sync_acknowledgements(space, token_id, through) VALUES (\(ByteBuffer(bytes: space.bytes)), \(tokenID), \(Int64(clamping: through)))
+            ON CONFLICT (space, token_id) DO UPDATE SET through = GREATEST(vault_sync_acknowledgements.through, EXCLUDED.through), updated_at = now()
+            """, logger: logger)
+    }
+
+    public func ping() async throws {
+        try await client.query("SELECT 1", logger: logger)
+    }
+
+    public func listenForAppends(_ onAppend: @escaping @Sendable (SyncSpaceID, UInt64) async -> Void) async throws {
+        let logger = self.logger
+        try await client.withConnection { connection in
+            try await connection.listen(on: Self.channel) { notifications in
+                for try await notification in notifications {
+                    guard let (space, head) = Self.parseNotification(notification.payload) else {
+                        logger.warning("ignored a malformed append notification")
+                        continue
+                    }
+                    await onAppend(space, head)
+                }
+            }
+        }
+    }
+
+    static func parseNotification(_ payload: String) -> (SyncSpaceID, UInt64)? {
+        let parts = payload.split(separator: ":")
+        guard parts.count == 2, parts[0].count == 32, let head = UInt64(parts[1]) else { return nil }
+        var bytes: [UInt8] = []
+        var index = parts[0].startIndex
+        while index < parts[0].endIndex {
+            let next = parts[0].index(index, offsetBy: 2)
+            guard let byte = UInt8(parts[0][index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        guard let space = SyncSpaceID(bytes: bytes) else { return nil }
+        return (space, head)
+    }
+
+    private struct StoredKey: Hashable {
+        let device: UInt64
+        let sequence: UInt64
+    }
+}

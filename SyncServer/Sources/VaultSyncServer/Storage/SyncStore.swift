@@ -1,0 +1,71 @@
+import VaultSync
+
+// MARK: - What the relay keeps
+//
+// A sync server is stateless: every process in front of one database serves
+// any device, and everything that must outlive a connection is in the store.
+// Per space it keeps one log of sealed envelopes numbered 1, 2, 3 … without
+// gaps, in the order their appends committed; per (space, author device,
+// author sequence) at most one entry, which is how a retried upload is stored
+// once; how far each device has acknowledged the log; and the device tokens,
+// as SHA-256 digests only. It never holds a key, a change set's contents or a
+// token itself.
+//
+// Appends notify every server process of the new head (PostgreSQL
+// LISTEN/NOTIFY), so a device connected to any of them learns at once.
+
+/// What a device token grants: one device of one space.
+public struct DeviceGrant: Sendable, Hashable {
+    /// The token's row.
+    public var tokenID: Int64
+    /// The space name the token was issued for.
+    public var spaceName: String
+    /// The space's id (``SyncSpaceID/init(name:)``), which every envelope the device uploads must name.
+    public var space: SyncSpaceID
+    /// The device label the token was issued for (an operator's name, not the sync device id).
+    public var deviceLabel: String
+}
+
+/// A page of a space's log.
+public struct LogPage: Sendable {
+    /// Change sets in server order.
+    public var items: [DeliveredChangeSet]
+    /// The space's last server sequence.
+    public var head: UInt64
+    /// Envelope bytes after the last item, up to the head.
+    public var remainingBytes: UInt64
+}
+
+/// The position of a space's log.
+public struct LogHead: Sendable, Equatable {
+    /// The last server sequence (0 for an empty log).
+    public var head: UInt64
+    /// The envelope bytes the log holds.
+    public var totalBytes: UInt64
+}
+
+/// The durable state of a sync server (PostgreSQL in production, see ``PostgresSyncStore``).
+public protocol SyncStore: Sendable {
+    /// Creates or upgrades the store's own tables.
+    func migrate() async throws
+    /// The grant of the token whose SHA-256 digest is `digest`, nil when unknown or revoked.
+    func grant(forTokenDigest digest: [UInt8]) async throws -> DeviceGrant?
+    /// Whether the token of row `tokenID` is still live (not revoked).
+    func tokenIsLive(_ tokenID: Int64) async throws -> Bool
+    /// Stores a token digest for `device` of `space`; returns its row id.
+    func issueToken(digest: [UInt8], spaceName: String, deviceLabel: String) async throws -> Int64
+    /// Revokes the tokens of `device` in `space`; returns how many were live.
+    func revokeTokens(spaceName: String, deviceLabel: String) async throws -> Int
+    /// Appends `changeSets` to the log of `space` (each at most once per author and sequence) and notifies; one receipt per change set.
+    func append(_ changeSets: [SealedChangeSet], space: SyncSpaceID) async throws -> [UploadReceipt]
+    /// Up to `limit` change sets after `after`, stopping before `maxBytes` of envelopes (at least one).
+    func page(space: SyncSpaceID, after: UInt64, limit: Int, maxBytes: Int) async throws -> LogPage
+    /// The head of `space`'s log.
+    func head(space: SyncSpaceID) async throws -> LogHead
+    /// Records that `device` (a token) holds `space`'s log through `through`.
+    func acknowledge(space: SyncSpaceID, tokenID: Int64, through: UInt64) async throws
+    /// Whether the store answers (the health check).
+    func ping() async throws
+    /// Calls `onAppend` with (space, head) for every append by any server process, until cancelled.
+    func listenForAppends(_ onAppend: @escaping @Sendable (SyncSpaceID, UInt64) async -> Void) async throws
+}

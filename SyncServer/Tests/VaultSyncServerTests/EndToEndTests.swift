@@ -1,0 +1,161 @@
+import Foundation
+import SyncServerHarness
+import Testing
+import VaultKit
+import VaultSync
+
+@Suite("Devices syncing through a server on PostgreSQL", .serialized)
+struct EndToEndTests {
+    @Test("A change made on one device appears on the other")
+    func changeReachesOtherDevice() async throws {
+        let fixture = try ServerFixture()
+        let phone = try OpenDevice(try fixture.device("phone"))
+        let tablet = try OpenDevice(try fixture.device("tablet"))
+        try phone.add("t1", title: "Call Ana")
+        try await phone.session.wait(for: .upload)
+        try await tablet.session.wait(for: .download)
+        #expect(try tablet.titles() == ["Call Ana"])
+
+        try tablet.add("t2", title: "Buy milk")
+        try await tablet.session.wait(for: .upload)
+        try await phone.session.wait(for: .download)
+        #expect(try phone.titles() == ["Buy milk", "Call Ana"])
+        #expect(try phone.session.connectionState == .connected)
+        phone.close()
+        tablet.close()
+    }
+}
+
+extension EndToEndTests {
+    @Test("Two server processes on one database: a change uploaded to one is pushed by the other")
+    func twoServers() async throws {
+        let fixture = try ServerFixture(servers: 2)
+        let phone = try OpenDevice(try fixture.device("phone", server: 0))
+        let tablet = try OpenDevice(try fixture.device("tablet", server: 1))
+        // The tablet only listens: the change must reach it by the push of the other process.
+        try await tablet.session.wait(for: .download)
+        try phone.add("t1", title: "From server 0")
+        try await phone.session.wait(for: .upload)
+        #expect(try await eventually { try tablet.titles() == ["From server 0"] })
+        phone.close()
+        tablet.close()
+    }
+
+    @Test("A revoked token stops the device: unauthorized, inactive, nothing more uploaded")
+    func revokedToken() async throws {
+        let fixture = try ServerFixture()
+        let phone = try OpenDevice(try fixture.device("phone"))
+        try phone.add("t1", title: "Before revocation")
+        try await phone.session.wait(for: .upload)
+        try SyncServerProcess.revokeToken(databaseURL: fixture.postgres.databaseURL, space: fixture.space, device: "phone")
+        try await Task.sleep(for: .milliseconds(1_100))
+        try phone.add("t2", title: "After revocation")
+        await #expect(throws: SyncSessionError.self) { try await phone.session.wait(for: .upload) }
+        #expect(try phone.session.state == .inactive)
+        guard case .unauthorized = try phone.session.lastError else {
+            Issue.record("expected unauthorized, got \(String(describing: try phone.session.lastError))")
+            return
+        }
+        let stored = try fixture.postgres.psql("SELECT count(*) FROM vault_sync_log").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(stored == "1")
+        phone.close()
+    }
+
+    @Test("A device offline for 1,000 commits catches up, and so do the others")
+    func offlineThousandCommits() async throws {
+        let fixture = try ServerFixture()
+        let phone = try OpenDevice(try fixture.device("phone"))
+        let tablet = try OpenDevice(try fixture.device("tablet"))
+        try phone.session.pause()
+        #expect(try phone.session.state == .inactive)
+        try phone.run { vault in
+            for index in 0..<1_000 {
+                try vault.write { vault.add(SyncedTask(value: ["id": "p\(index)", "title": "offline \(index)", "rank": index])) }
+            }
+        }
+        try tablet.add("t-online", title: "online meanwhile")
+        try await tablet.session.wait(for: .upload)
+        try phone.session.resume()
+        try await phone.session.wait(for: .upload)
+        try await phone.session.wait(for: .download)
+        try await tablet.session.wait(for: .download)
+        let expected = try phone.titles()
+        #expect(expected.count == 1_001)
+        #expect(try tablet.titles() == expected)
+        phone.close()
+        tablet.close()
+    }
+
+    @Test("Nothing the server stores or logs holds a value the devices wrote")
+    func serverHoldsNoPlaintext() async throws {
+        let fixture = try ServerFixture()
+        let phone = try OpenDevice(try fixture.device("phone"))
+        let tablet = try OpenDevice(try fixture.device("tablet"))
+        let markers = (0..<20).map { "SECRET-\($0)-\(UUID().uuidString.prefix(8))" }
+        for (index, marker) in markers.enumerated() {
+            try (index.isMultiple(of: 2) ? phone : tablet).add("m\(index)", title: marker)
+        }
+        try await phone.session.wait(for: .upload)
+        try await tablet.session.wait(for: .upload)
+        try await phone.session.wait(for: .download)
+        #expect(try phone.titles().count == 20)
+        let tables = try fixture.postgres.psql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+            .split(separator: "\n").map(String.init)
+        #expect(tables.contains("vault_sync_log") && tables.contains("vault_sync_tokens"))
+        var everything = ""
+        for table in tables {
+            everything += try fixture.postgres.psql("SELECT t::text FROM \(table) t")
+            everything += try fixture.postgres.psql("SELECT encode(convert_to(t::text, 'UTF8'), 'escape') FROM \(table) t")
+        }
+        everything += try fixture.postgres.psql("SELECT encode(envelope, 'escape') FROM vault_sync_log")
+        everything += (try? String(contentsOf: fixture.servers[0].logFile, encoding: .utf8)) ?? ""
+        #expect(everything.contains("vault_sync") || !everything.isEmpty)
+        for marker in markers { #expect(!everything.contains(marker)) }
+        #expect(!everything.contains(try fixture.token("x").prefix(12)))
+        phone.close()
+        tablet.close()
+    }
+
+    @Test("A server killed mid-upload and restarted, then PostgreSQL restarted: devices converge, nothing acknowledged is lost")
+    func serverAndDatabaseRestarts() async throws {
+        let fixture = try ServerFixture()
+        let phone = try OpenDevice(try fixture.device("phone"))
+        let tablet = try OpenDevice(try fixture.device("tablet"))
+        for round in 0..<3 {
+            let writer = Task.detached {
+                for index in 0..<60 {
+                    try phone.add("r\(round)-\(index)", title: "round \(round) task \(index)")
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(40))
+            if round == 1 {
+                fixture.postgres.stopServer()
+                try await Task.sleep(for: .milliseconds(300))
+                try fixture.postgres.start()
+            } else {
+                fixture.servers[0].kill()
+                try await Task.sleep(for: .milliseconds(200))
+                try fixture.servers[0].start()
+            }
+            try await writer.value
+        }
+        try await phone.session.wait(for: .upload)
+        try await tablet.session.wait(for: .download)
+        let titles = try phone.titles()
+        #expect(titles.count == 180)
+        #expect(try tablet.titles() == titles)
+        phone.close()
+        tablet.close()
+    }
+}
+
+/// Polls `condition` every 20 ms for up to `seconds`.
+func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return try condition()
+}
