@@ -16,11 +16,16 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
     case sync(SyncError)
     /// The sync section cannot work as given (a key of the wrong length, a URL that is not http or https).
     case invalidConfiguration(String)
+    /// The server refused a message as too large: the commits since the last
+    /// upload make a change set over the server's limit (32 MiB by default,
+    /// about 190,000 new small objects). Raise the server's limit, or let the
+    /// device upload between batches of a large import.
+    case changeSetTooLarge(String)
 
     /// Whether the session stops instead of retrying.
     public var isFinal: Bool {
         switch self {
-        case .unauthorized, .forbidden, .unsupportedProtocol, .sync, .invalidConfiguration: return true
+        case .unauthorized, .forbidden, .unsupportedProtocol, .sync, .invalidConfiguration, .changeSetTooLarge: return true
         case .connectionFailed, .serverError: return false
         }
     }
@@ -34,6 +39,7 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
         case .serverError(let reason): return "the sync server could not complete a request: \(reason); retrying"
         case .sync(let error): return "sync stopped: \(error)"
         case .invalidConfiguration(let reason): return "invalid sync configuration: \(reason)"
+        case .changeSetTooLarge(let reason): return "the sync server refused a change set as too large: \(reason); raise its --max-message-bytes, or upload between batches of a large import"
         }
     }
 
@@ -44,7 +50,9 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
         case .forbidden: return .forbidden(reason)
         case .unsupportedVersion: return .unsupportedProtocol(reason)
         case .serverError, .rateLimited: return .serverError(reason)
-        case .malformedMessage, .messageTooLarge: return .serverError("the server closed the connection (\(code)): \(reason)")
+        case .messageTooLarge: return .changeSetTooLarge(reason)
+        case .malformedMessage: return .serverError("the server closed the connection (\(code)): \(reason)")
+        case nil where code == 1009: return .changeSetTooLarge("the server's message limit (WebSocket close 1009)")
         case nil: return .connectionFailed("the server closed the connection (\(code))\(reason.isEmpty ? "" : ": \(reason)")")
         }
     }

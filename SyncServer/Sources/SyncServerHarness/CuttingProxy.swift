@@ -43,6 +43,7 @@ public final class CuttingProxy: @unchecked Sendable {
     /// How many connections were accepted so far.
     public var connectionCount: Int { lock.withLock { accepted } }
 
+    /// Stops accepting connections.
     public func stop() {
         let first = lock.withLock { () -> Bool in
             defer { stopped = true }

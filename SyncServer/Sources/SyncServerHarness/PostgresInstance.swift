@@ -131,7 +131,9 @@ public final class PostgresInstance: @unchecked Sendable {
 
 /// Why the harness could not set something up.
 public struct HarnessError: Error, CustomStringConvertible {
+    /// What went wrong.
     public let description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
 

@@ -71,11 +71,17 @@ public final class QueueDevice: @unchecked Sendable {
 
 /// A device as one JSON line on a child's standard input (keys never on a command line).
 public struct DeviceDescription: Codable, Sendable {
+    /// The folder of the device's vault.
     public var folder: String
+    /// The vault's 64-byte key.
     public var vaultKey: Data
+    /// The server's base URL.
     public var server: String
+    /// The space.
     public var space: String
+    /// The device token.
     public var token: String
+    /// The space's 32-byte sync key.
     public var syncKey: Data
 
     /// The description of `setup`.
@@ -116,7 +122,11 @@ public func milliseconds(_ duration: Duration) -> Double {
 public final class Shared<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value
+    /// Holds `value`.
     public init(_ value: Value) { stored = value }
+    /// The value now.
     public var value: Value { lock.withLock { stored } }
+    /// Changes the value under the lock.
+    @discardableResult
     public func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&stored) } }
 }

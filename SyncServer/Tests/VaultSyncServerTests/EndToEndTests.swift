@@ -11,10 +11,14 @@ struct EndToEndTests {
         let fixture = try ServerFixture()
         let phone = try OpenDevice(try fixture.device("phone"))
         let tablet = try OpenDevice(try fixture.device("tablet"))
+        let heard = Shared<[String]>([])
+        try tablet.observeTasks { inserted, _ in heard.update { $0 += inserted } }
         try phone.add("t1", title: "Call Ana")
         try await phone.session.wait(for: .upload)
         try await tablet.session.wait(for: .download)
         #expect(try tablet.titles() == ["Call Ana"])
+        // The tablet's observer heard the remote insertion, like a local one.
+        #expect(try await eventually { heard.value == ["Call Ana"] })
 
         try tablet.add("t2", title: "Buy milk")
         try await tablet.session.wait(for: .upload)
@@ -27,6 +31,63 @@ struct EndToEndTests {
 }
 
 extension EndToEndTests {
+    @Test("Progress notifications report the bytes each way, and outstanding-work ones end complete")
+    func progress() async throws {
+        let fixture = try ServerFixture()
+        let phone = try OpenDevice(try fixture.device("phone"))
+        let tablet = try OpenDevice(try fixture.device("tablet"))
+        try phone.session.pause()
+        for index in 0..<50 { try phone.add("p\(index)", title: "task \(index)") }
+        let uploads = Shared<[SyncSession.Progress]>([])
+        let downloads = Shared<[SyncSession.Progress]>([])
+        let uploadToken = try phone.session.addProgressNotification(for: .upload, mode: .reportIndefinitely) { progress in
+            uploads.update { $0.append(progress) }
+        }
+        let downloadToken = try tablet.session.addProgressNotification(for: .download, mode: .forCurrentlyOutstandingWork) { progress in
+            downloads.update { $0.append(progress) }
+        }
+        try phone.session.resume()
+        try await phone.session.wait(for: .upload)
+        try await tablet.session.wait(for: .download)
+        #expect(try await eventually { uploads.value.last?.isTransferComplete == true && (uploads.value.last?.transferredBytes ?? 0) > 1_000 })
+        // Registered with nothing outstanding: it reports complete at once and stops.
+        #expect(try await eventually { downloads.value.first?.isTransferComplete == true })
+        let again = Shared<[SyncSession.Progress]>([])
+        let laterToken = try tablet.session.addProgressNotification(for: .download, mode: .reportIndefinitely) { progress in
+            again.update { $0.append(progress) }
+        }
+        try phone.add("late", title: "late task")
+        try await phone.session.wait(for: .upload)
+        try await tablet.session.wait(for: .download)
+        #expect(try await eventually { (again.value.last?.transferredBytes ?? 0) > (again.value.first?.transferredBytes ?? 0) })
+        #expect(again.value.allSatisfy { $0.progressEstimate >= 0 && $0.progressEstimate <= 1 })
+        for token in [uploadToken, downloadToken, laterToken] { token.invalidate() }
+        phone.close()
+        tablet.close()
+    }
+
+    @Test("A change set over the server's limit stops the session with changeSetTooLarge, told to the error handler")
+    func changeSetTooLarge() async throws {
+        let fixture = try ServerFixture(servers: 0)
+        fixture.servers.append(try SyncServerProcess(databaseURL: fixture.postgres.databaseURL, arguments: ["--max-message-bytes", "65536"]))
+        let errors = Shared<[SyncSessionError]>([])
+        let phone = try OpenDevice(try fixture.device("phone"))
+        try phone.session.errorHandler = { error in errors.update { $0.append(error) } }
+        try phone.session.pause()
+        try phone.run { vault in
+            try vault.write { for index in 0..<2_000 { vault.add(SyncedTask(value: ["id": "p\(index)", "title": "task \(index)"])) } }
+        }
+        try phone.session.resume()
+        await #expect(throws: SyncSessionError.self) { try await phone.session.wait(for: .upload) }
+        guard case .changeSetTooLarge = try phone.session.lastError else {
+            Issue.record("expected changeSetTooLarge, got \(String(describing: try phone.session.lastError))")
+            return
+        }
+        #expect(try phone.session.state == .inactive)
+        #expect(try await eventually { errors.value.contains { if case .changeSetTooLarge = $0 { return true } else { return false } } })
+        phone.close()
+    }
+
     @Test("Two server processes on one database: a change uploaded to one is pushed by the other")
     func twoServers() async throws {
         let fixture = try ServerFixture(servers: 2)
@@ -45,6 +106,8 @@ extension EndToEndTests {
     func revokedToken() async throws {
         let fixture = try ServerFixture()
         let phone = try OpenDevice(try fixture.device("phone"))
+        let errors = Shared<[SyncSessionError]>([])
+        try phone.session.errorHandler = { error in errors.update { $0.append(error) } }
         try phone.add("t1", title: "Before revocation")
         try await phone.session.wait(for: .upload)
         try SyncServerProcess.revokeToken(databaseURL: fixture.postgres.databaseURL, space: fixture.space, device: "phone")
@@ -52,6 +115,7 @@ extension EndToEndTests {
         try phone.add("t2", title: "After revocation")
         await #expect(throws: SyncSessionError.self) { try await phone.session.wait(for: .upload) }
         #expect(try phone.session.state == .inactive)
+        #expect(try await eventually { errors.value.contains { if case .unauthorized = $0 { return true } else { return false } } })
         guard case .unauthorized = try phone.session.lastError else {
             Issue.record("expected unauthorized, got \(String(describing: try phone.session.lastError))")
             return
