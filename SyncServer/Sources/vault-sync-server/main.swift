@@ -15,22 +15,37 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
 struct DatabaseOptions: ParsableArguments {
     @Option(help: "The PostgreSQL database, as postgres://user[:password]@host[:port]/database.")
     var databaseURL: String
+    @Option(help: "Seconds to wait for the database at start before giving up.")
+    var connectTimeout = 15
 
-    func open(logger: Logger) throws -> PostgresSyncStore {
-        PostgresSyncStore(url: try DatabaseURL(databaseURL), logger: logger)
+    func open(logger: Logger) throws -> (PostgresSyncStore, DatabaseURL) {
+        let url = try DatabaseURL(databaseURL)
+        return (PostgresSyncStore(url: url, logger: logger), url)
     }
 }
 
-/// Runs `body` with `store` driving its connections, after migrating its tables.
-func withStore<T: Sendable>(_ store: PostgresSyncStore, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+/// Runs `body` with `store` driving its connections, after migrating its
+/// tables; a database that cannot be reached within `timeout` seconds ends
+/// the process with a message (exit status 69) instead of waiting for ever.
+func withStore<T: Sendable>(_ store: PostgresSyncStore, url: DatabaseURL, timeout: Int,
+                            _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask {
             await store.run()
             return nil
         }
         group.addTask {
-            do { try await store.migrate() } catch {
-                throw SyncServerError.store("cannot reach or prepare the database (\(type(of: error))): is PostgreSQL running, and does the URL name an existing database and role?")
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(max(1, timeout)))
+                FileHandle.standardError.write(Data("vault-sync-server: cannot reach the database at \(url) within \(timeout) s: is PostgreSQL running there, and do the role and database exist?\n".utf8))
+                exit(69)
+            }
+            do {
+                try await store.migrate()
+                watchdog.cancel()
+            } catch {
+                watchdog.cancel()
+                throw SyncServerError.store("cannot prepare the database at \(url) (\(type(of: error))): do the role and database exist, and may the role create tables?")
             }
             return try await body()
         }
@@ -64,7 +79,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger(logLevel)
-        let store = try database.open(logger: logger)
+        let (store, url) = try database.open(logger: logger)
         var limits = SyncServerLimits()
         limits.maxMessageBytes = maxMessageBytes
         limits.maxEnvelopeBytes = min(limits.maxEnvelopeBytes, maxMessageBytes)
@@ -73,7 +88,7 @@ struct Serve: AsyncParsableCommand {
         limits.connectionsPerDevice = connectionsPerDevice
         let server = SyncServer(host: host, port: port, store: store, limits: limits, logger: logger)
         let host = self.host
-        try await withStore(store) {
+        try await withStore(store, url: url, timeout: database.connectTimeout) {
             try await server.run { port in
                 // Scripts wait for this line: written straight to the file descriptor, unbuffered.
                 FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))
@@ -92,11 +107,11 @@ struct IssueToken: AsyncParsableCommand {
     func run() async throws {
         guard !space.isEmpty, !device.isEmpty else { throw SyncServerError.invalidArgument("--space and --device must not be empty") }
         let logger = makeLogger("warning")
-        let store = try database.open(logger: logger)
+        let (store, url) = try database.open(logger: logger)
         let token = DeviceToken.generate()
         guard let digest = DeviceToken.digest(token) else { throw SyncServerError.invalidArgument("token generation failed") }
         let (space, device) = (self.space, self.device)
-        _ = try await withStore(store) { try await store.issueToken(digest: digest, spaceName: space, deviceLabel: device) }
+        _ = try await withStore(store, url: url, timeout: database.connectTimeout) { try await store.issueToken(digest: digest, spaceName: space, deviceLabel: device) }
         print(token)
     }
 }
@@ -110,9 +125,9 @@ struct RevokeToken: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger("warning")
-        let store = try database.open(logger: logger)
+        let (store, url) = try database.open(logger: logger)
         let (space, device) = (self.space, self.device)
-        let count = try await withStore(store) { try await store.revokeTokens(spaceName: space, deviceLabel: device) }
+        let count = try await withStore(store, url: url, timeout: database.connectTimeout) { try await store.revokeTokens(spaceName: space, deviceLabel: device) }
         guard count > 0 else { throw SyncServerError.invalidArgument("no live token for device \(device) of space \(space)") }
         print("revoked \(count) token\(count == 1 ? "" : "s")")
     }

@@ -136,6 +136,34 @@ struct ProtocolTests {
     }
 }
 
+@Suite("The command line")
+struct CommandLineTests {
+    @Test("A database that cannot be reached ends serve and issue-token with a message, not a hang")
+    func unreachableDatabase() throws {
+        let port = try freeLoopbackPort()
+        for arguments in [["serve", "--port", "0"], ["issue-token", "--space", "s", "--device", "d"]] {
+            let process = Process()
+            process.executableURL = try builtExecutable("vault-sync-server")
+            process.arguments = arguments + ["--database-url", "postgres://postgres:secret-password@127.0.0.1:\(port)/postgres", "--connect-timeout", "2"]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 69)
+            #expect(output.contains("cannot reach the database at postgres://postgres:***@127.0.0.1:\(port)/postgres"))
+            #expect(!output.contains("secret-password"))
+        }
+    }
+
+    @Test("A malformed database URL is refused with a usage error")
+    func malformedURL() throws {
+        #expect(throws: HarnessError.self) { try SyncServerProcess.run(["issue-token", "--database-url", "mysql://x", "--space", "s", "--device", "d"]) }
+        #expect(throws: HarnessError.self) { try SyncServerProcess.run(["revoke-token", "--database-url", "postgres://", "--space", "s", "--device", "d"]) }
+    }
+}
+
 extension ProtocolClient {
     static var helloBytes: [UInt8] { SyncWireMessage.hello(protocolVersion: 1, cursor: 300).encoded() }
 }
