@@ -155,6 +155,29 @@ struct SyncSessionClientTests {
         token.invalidate()
     }
 
+    @Test("reconnect() ends the wait before the next attempt")
+    func reconnectNow() async throws {
+        let directory = try TemporaryDirectory()
+        let port = try freePort()
+        let states = LockedStates()
+        let session = try onNewThread { () -> SyncSession in
+            var configuration = try configuration(directory, port: port)
+            configuration.sync?.reconnectDelay = .seconds(20) ... .seconds(30)
+            return try #require(try Vault(configuration: configuration).syncSession)
+        }
+        let token = session.observeConnectionState { states.append($0) }
+        // The first attempt fails at once (nothing listens); the next would be 10–30 s away.
+        try await _Concurrency.Task.sleep(for: .milliseconds(300))
+        // (The observer may have been registered after the first attempt: 0 or 1 seen, never a second.)
+        let attempts = states.all.filter { $0 == .connecting }.count
+        #expect(attempts <= 1)
+        session.reconnect()
+        try await _Concurrency.Task.sleep(for: .milliseconds(300))
+        #expect(states.all.filter { $0 == .connecting }.count == attempts + 1)
+        #expect(session.connectionState == .disconnected)
+        token.invalidate()
+    }
+
     func freePort() throws -> Int {
         // A port nothing listens on: bind, read, close.
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -34,6 +34,8 @@ final class SyncEngine: @unchecked Sendable {
     private var task: Task<Void, Never>?
     private var socket: (any SyncSocket)?
     private var knownHead: UInt64 = 0
+    /// Set by reconnectNow(): the next attempt waits as after a success.
+    private var resetBackoff = false
     private var uploadedBytes = 0
     private var uploadableBytes = 0
     private var downloadedBytes = 0
@@ -64,6 +66,12 @@ final class SyncEngine: @unchecked Sendable {
     }
 
     func wake() { signal.wake() }
+
+    /// Ends the wait before the next connection attempt, and starts the backoff over.
+    func reconnectNow() {
+        lock.withLock { resetBackoff = true }
+        signal.wake()
+    }
 
     /// Drops the connection (the loop notices and, unless paused, reconnects).
     func disconnect() {
@@ -99,6 +107,7 @@ final class SyncEngine: @unchecked Sendable {
             guard !Task.isCancelled, !status.isPaused, status.finalError == nil else { continue }
             await signal.wait(timeout: backoff(failures))
             failures += 1
+            if lock.withLock({ () -> Bool in defer { resetBackoff = false }; return resetBackoff }) { failures = 0 }
         }
         status.setConnection(.disconnected)
     }

@@ -127,6 +127,14 @@ public final class SyncSession: Sendable {
         engine.wake()
     }
 
+    /// Connects now if the session is waiting before its next attempt (Realm's
+    /// `reconnect()`: call it when the app learns the network is back, so the
+    /// backoff does not delay the catch-up). Does nothing to a connected or
+    /// paused session.
+    public func reconnect() {
+        engine.reconnectNow()
+    }
+
     /// Returns once every commit made before the call is on the server
     /// (`.upload`), or once everything the server held at the call is merged
     /// here (`.download`). Waits through disconnections; throws the final
