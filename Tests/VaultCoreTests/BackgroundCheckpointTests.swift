@@ -46,6 +46,46 @@ struct BackgroundCheckpointTests {
         try reopened.verify()
     }
 
+    @Test("at FULL durability a large commit leaves its checkpoint to the background, small ones checkpoint inline; the WAL stays bounded and nothing is lost")
+    func largeCommitsAtFull() throws {
+        let directory = try TemporaryDirectory("background-checkpoint-full")
+        let url = directory.file("f.vault")
+        let key = try MasterKey.generate()
+        let threshold = 40
+        do {
+            let vault = try openVault(url, key: key) { $0.walAutocheckpointPages = threshold }
+            try vault.write { db in try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)") }
+            // Small commits first: inline, as SQLite's own checkpoints.
+            for id in 1...200 { try vault.write { db in try db.execute("INSERT INTO t(id, body) VALUES (?, 'small')", arguments: [.integer(Int64(id))]) } }
+            #expect(vault.backgroundCheckpointCount == 0)
+            // Large commits (each well over a quarter of the threshold): the background's.
+            var largest = 0
+            for batch in 0..<6 {
+                try vault.write { db in
+                    for row in 0..<60 {
+                        let id = Int64(1_000 + batch * 100 + row)
+                        try db.execute("INSERT INTO t(id, body) VALUES (?, ?)", arguments: [.integer(id), .text(String(repeating: "y", count: 3_000))])
+                    }
+                }
+                largest = max(largest, walFrames(url))
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while vault.backgroundCheckpointCount == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(vault.backgroundCheckpointCount > 0, "a large commit's checkpoint ran in the background")
+            // Small commits after them wait for it and keep the WAL bounded.
+            for id in 201...400 {
+                try vault.write { db in try db.execute("INSERT INTO t(id, body) VALUES (?, 'small')", arguments: [.integer(Int64(id))]) }
+                largest = max(largest, walFrames(url))
+            }
+            // Four times the threshold plus one large commit (about 60 pages of rows and their index) at most.
+            #expect(largest <= threshold * 4 + 80, "largest WAL: \(largest) frames")
+            #expect(try readCount(vault) == 400 + 360)
+        }
+        let reopened = try openVault(url, key: key)
+        #expect(try readCount(reopened) == 400 + 360)
+        try reopened.verify()
+    }
+
     @Test("a reader holding an old version is never blocked by checkpoints; writes go on and the WAL waits for it")
     func readersAreNotBlocked() throws {
         let directory = try TemporaryDirectory("background-checkpoint-reader")

@@ -60,6 +60,68 @@ struct PrimaryKeyCacheTests {
         #expect(frozen.object(ofType: SpellingItem.self, forPrimaryKey: 1)?.name == "a")
     }
 
+    @Test("inside a write the cache serves lookups and takes every property set; a rollback, an upsert, a delete and an insert leave it exact", arguments: StorageMode.writable)
+    func insideWrites(mode: StorageMode) throws {
+        let directory = try TemporaryDirectory("pk-cache-write")
+        let configuration = mode.configuration(directory, types: [SpellingItem.self])
+        let vault = try Vault(configuration: configuration)
+        try vault.write { for id in 1...10 { vault.add(SpellingItem(value: ["id": id, "name": "v\(id)", "group": "g"])) } }
+        for id in 1...10 { #expect(vault.object(ofType: SpellingItem.self, forPrimaryKey: id)?.name == "v\(id)") }
+        #expect(vault.session.primaryKeyCache.count == 10)
+
+        // The read-modify-write loop: each set is seen by the next lookup, and the cache stays whole.
+        vault.beginWrite()
+        for id in 1...10 {
+            vault.object(ofType: SpellingItem.self, forPrimaryKey: id)?.name = "w\(id)"
+            vault.object(ofType: SpellingItem.self, forPrimaryKey: id)?.group = "h\(id)"
+            let again = vault.object(ofType: SpellingItem.self, forPrimaryKey: id)
+            #expect(again?.name == "w\(id)" && again?.group == "h\(id)")
+        }
+        #expect(vault.session.primaryKeyCache.count == 10)
+        // SQL agrees with the cache (the pending update reaches SQLite before a query).
+        #expect(vault.objects(SpellingItem.self).filter("name == 'w3' AND group == 'h3'").count == 1)
+        vault.cancelWrite()
+        for id in 1...10 {
+            let item = vault.object(ofType: SpellingItem.self, forPrimaryKey: id)
+            #expect(item?.name == "v\(id)" && item?.group == "g", "rolled back: \(id)")
+        }
+
+        try vault.write {
+            for id in 1...10 { vault.object(ofType: SpellingItem.self, forPrimaryKey: id)?.name = "x\(id)" }
+            vault.create(SpellingItem.self, value: ["id": 4, "name": "upserted"], update: .modified)
+            #expect(vault.object(ofType: SpellingItem.self, forPrimaryKey: 4)?.name == "upserted")
+            if let item = vault.object(ofType: SpellingItem.self, forPrimaryKey: 5) { vault.delete(item) }
+            #expect(vault.object(ofType: SpellingItem.self, forPrimaryKey: 5) == nil)
+            #expect(vault.object(ofType: SpellingItem.self, forPrimaryKey: 11) == nil)
+            vault.add(SpellingItem(value: ["id": 11, "name": "added"]))
+            #expect(vault.object(ofType: SpellingItem.self, forPrimaryKey: 11)?.name == "added")
+            vault.object(ofType: SpellingItem.self, forPrimaryKey: 6)?.name = "after the insert"
+            #expect(vault.object(ofType: SpellingItem.self, forPrimaryKey: 6)?.name == "after the insert")
+            // Sets through objects the cache did not hand out: from a query, and a dynamic object.
+            for item in vault.objects(SpellingItem.self).filter("id == 7") { item.name = "via results" }
+            #expect(vault.object(ofType: SpellingItem.self, forPrimaryKey: 7)?.name == "via results")
+            vault.dynamicObject(ofType: "SpellingItem", forPrimaryKey: 8)?["name"] = "dynamic"
+            #expect(vault.object(ofType: SpellingItem.self, forPrimaryKey: 8)?.name == "dynamic")
+            vault.object(ofType: SpellingItem.self, forPrimaryKey: 8)?.name = "typed again"
+            #expect(vault.dynamicObject(ofType: "SpellingItem", forPrimaryKey: 8)?["name"] as? String == "typed again")
+        }
+        // What was committed, read through the cache here and from SQLite by another vault instance.
+        var expected = Dictionary(uniqueKeysWithValues: (1...10).map { ($0, "x\($0)") })
+        expected[4] = "upserted"
+        expected[5] = nil
+        expected[6] = "after the insert"
+        expected[7] = "via results"
+        expected[8] = "typed again"
+        expected[11] = "added"
+        let cached = Dictionary(uniqueKeysWithValues: (1...11).compactMap { id in vault.object(ofType: SpellingItem.self, forPrimaryKey: id).map { (id, $0.name) } })
+        #expect(cached == expected)
+        let stored = try onNewThread { () -> [Int: String] in
+            let other = try Vault(configuration: configuration, isolation: nil)
+            return Dictionary(uniqueKeysWithValues: other.objects(SpellingItem.self).map { ($0.id, $0.name) })
+        }
+        #expect(stored == expected)
+    }
+
     @Test("the cache never holds more than its capacity")
     func bounded() throws {
         let directory = try TemporaryDirectory("pk-cache-bound")

@@ -131,7 +131,8 @@ struct SyncSessionClientTests {
     @Test("Offline: commits are kept, waits wait and can be cancelled, pause and resume change the state")
     func offline() async throws {
         let directory = try TemporaryDirectory()
-        let port = try freePort()
+        let (port, reserved) = try refusingPort()
+        defer { close(reserved) }
         let states = LockedStates()
         let session = try onNewThread { () -> SyncSession in
             let vault = try Vault(configuration: configuration(directory, port: port))
@@ -158,22 +159,25 @@ struct SyncSessionClientTests {
     @Test("reconnect() ends the wait before the next attempt")
     func reconnectNow() async throws {
         let directory = try TemporaryDirectory()
-        let port = try freePort()
+        let (port, reserved) = try refusingPort()
+        defer { close(reserved) }
         // Every failed attempt reaches the error handler, which is set before the
         // session starts: a count of attempts that cannot miss the first one.
         let failures = LockedCounter()
         let session = try onNewThread { () -> SyncSession in
             var configuration = try configuration(directory, port: port)
-            configuration.sync?.reconnectDelay = .seconds(20) ... .seconds(30)
+            configuration.sync?.reconnectDelay = .seconds(600) ... .seconds(1_200)
             configuration.sync?.errorHandler = { _ in failures.increment() }
             return try #require(try Vault(configuration: configuration).syncSession)
         }
-        // The first attempt fails (nothing listens); the next is 10–30 s away.
-        try await poll(seconds: 10) { failures.value >= 1 && session.connectionState == .disconnected }
+        // The first attempt fails (nothing listens); the next is 5–15 minutes away. The
+        // polls wait long: in a full parallel test run the session's task can wait
+        // seconds for a thread of the cooperative pool (2 on the CI machine).
+        try await poll(seconds: 120) { failures.value >= 1 && session.connectionState == .disconnected }
         #expect(failures.value == 1)
         session.reconnect()
-        // One more attempt, long before the backoff would have allowed it (polled: CI machines are slow).
-        try await poll(seconds: 5) { failures.value >= 2 }
+        // One more attempt, long before the backoff would have allowed it.
+        try await poll(seconds: 120) { failures.value >= 2 }
         #expect(failures.value == 2)
         #expect(session.lastError == nil, "a refused connection is not a final error")
     }
@@ -186,17 +190,23 @@ struct SyncSessionClientTests {
         }
     }
 
-    func freePort() throws -> Int {
-        // A port nothing listens on: bind, read, close.
+    /// A loopback port that refuses connections for as long as the returned
+    /// socket stays open: bound, never listening, so no other test's server
+    /// can take it meanwhile. Close the socket at the end of the test.
+    func refusingPort() throws -> (port: Int, socket: Int32) {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socketFD) }
+        guard socketFD >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
+        guard bound == 0, named == 0 else {
+            close(socketFD)
+            throw POSIXError(.EADDRINUSE)
+        }
+        return (Int(UInt16(bigEndian: address.sin_port)), socketFD)
     }
 }
 

@@ -18,7 +18,7 @@ struct Settings {
     var detail = false
     /// Skips `sync()` before the timed commit phases (to see what the settling changes).
     var settle = true
-    /// Repeats one workload (fetch, iterate, filtered, or 200 single-object commits) on one store, for a profiler.
+    /// Repeats one workload (fetch, iterate, filtered, update, or 200 single-object commits) on one store, for a profiler.
     var profile: String?
 
     init(_ arguments: [String]) {
@@ -38,7 +38,7 @@ struct Settings {
             case "--no-settle": settle = false
             case "--quick": (objects, fetches, commits, updates, repetitions) = (10_000, 10_000, 300, 1_000, 2)
             default:
-                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|filtered|commits] [--detail] [--no-settle]")
+                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|filtered|commits|update] [--detail] [--no-settle]")
                 exit(2)
             }
             index += 1
@@ -159,6 +159,7 @@ var checksums: [String: Int] = [:]
         case "fetch": sum &+= try store.fetchFast(keys)
         case "iterate": sum &+= try store.iterateAll()
         case "commits": try store.singleCommits((0..<200).map { Item.make(10_000_000 + pass * 1_000 + $0) })
+        case "update": try store.update(Array(keys.prefix(settings.updates)))
         default: sum &+= try store.filtered()
         }
     }
@@ -197,6 +198,7 @@ for (index, entry) in timings.enumerated() {
     print(String(format: "| %@%@ | %.3f | %.3f | %.2f× (%.2f–%.2f) |", entry.label, unit, median(entry.vaultKit), median(entry.grdb),
                  median(ratios), ratios.min() ?? .nan, ratios.max() ?? .nan))
 }
+printRealmTargets(timings, matches: matches)
 // What the sync alone costs per commit (FULL − NORMAL, same repetition), and the
 // FULL-commit ratio VaultKit would reach if everything but its sync took no time.
 let (full, normal) = (timings[2], timings[3])

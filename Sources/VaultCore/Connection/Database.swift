@@ -42,6 +42,9 @@ public final class Database {
     private var statementCache: [String: Statement] = [:]
     /// Kept alive while installed as SQLite's update hook (see Database+RowChanges).
     var rowChangeObserver: RowChangeObserver?
+    /// The object a C hook of this connection points to (the WAL hook's
+    /// checkpointer), kept alive as long as the connection can call it.
+    var hookContext: AnyObject?
     private var savepointCounter = 0
     /// The thread inside the connection (0 for none), claimed with a
     /// compare-and-swap: the check runs on every statement, and a lock there

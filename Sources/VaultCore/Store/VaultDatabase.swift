@@ -99,9 +99,9 @@ public final class VaultDatabase: @unchecked Sendable {
         if !configuration.readOnly {
             let writer = try openConnection(forWriting: true)
             self.writer = writer
-            if case .file = configuration.storage, configuration.checkpointsInBackground, configuration.synchronous != .full,
-               configuration.walAutocheckpointPages > 0 {
+            if case .file = configuration.storage, configuration.checkpointsInBackground, configuration.walAutocheckpointPages > 0 {
                 let checkpointer = BackgroundCheckpointer(threshold: configuration.walAutocheckpointPages,
+                                                          backgroundForLargeCommitsOnly: configuration.synchronous == .full,
                                                           maximumWaitMilliseconds: writer.busyTimeoutMilliseconds) { [weak self] () throws(VaultError) -> Database in
                     guard let self else { throw VaultError.misuse("the vault is closed") }
                     return try self.openConnection(forWriting: true)

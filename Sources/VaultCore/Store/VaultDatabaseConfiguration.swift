@@ -79,13 +79,16 @@ extension VaultDatabase {
         /// waiting up to ``busyTimeout`` for a background checkpoint still
         /// running, so that the bound holds on a slow disk too.
         ///
-        /// It applies with ``Synchronous/normal`` only: there a commit never waits
-        /// for the disk, and moving the checkpoint out made single-object commits
-        /// about 20 % faster (53 vs 66 µs, one run). With ``Synchronous/full`` every
-        /// commit waits for its sync anyway, and a checkpoint syncing the database
-        /// file at the same time made them slower (375–416 vs 314–318 µs), so
-        /// checkpoints stay in the commit, as SQLite runs them. Vault files only;
-        /// in-memory vaults checkpoint as SQLite does.
+        /// With ``Synchronous/normal`` a commit never waits for the disk, and
+        /// moving every checkpoint out made single-object commits about 20 %
+        /// faster (53 vs 66 µs, one run). With ``Synchronous/full`` every commit
+        /// waits for its sync anyway, and a checkpoint syncing the database file
+        /// at the same time made small commits slower (375–416 vs 314–318 µs), so
+        /// there only a large commit (one that appended a quarter of
+        /// ``walAutocheckpointPages`` or more: a batch import, a bulk update)
+        /// leaves its checkpoint to the background; smaller ones checkpoint in
+        /// the commit, as SQLite runs them. Vault files only; in-memory vaults
+        /// checkpoint as SQLite does.
         public var checkpointsInBackground = true
         /// Runs on every connection the vault opens, after VaultCore configured it:
         /// the place to register SQL functions and collations.

@@ -172,7 +172,7 @@ final class ManagedObject {
             return
         }
         ensureFresh()
-        vault.updateColumn(schema, rowID: rowID, propertyIndex: index, value: encoded)
+        vault.updateColumn(schema, rowID: rowID, primaryKey: schema.primaryKeyIndex.map { storage[$0] }, propertyIndex: index, value: encoded)
         storage[index] = encoded
         version = vault.contentVersion
     }

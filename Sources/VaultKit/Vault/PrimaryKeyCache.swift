@@ -15,9 +15,20 @@ import VaultCore
 // The cache holds at most `capacity` rows (their column values, no objects)
 // and is emptied when it would grow past it, and whenever the version moves.
 // Misses are remembered too (a key with no object), which existence checks
-// ask for. Inside a write transaction the cache is not used: every change
-// moves the version, and the writer's own pending update must reach SQLite
-// before a lookup (which `withDatabase` does).
+// ask for.
+//
+// Inside a write transaction the cache keeps serving the read-modify-write
+// loop Realm apps write (`object(ofType:forPrimaryKey:)`, then set a
+// property). A property set is the one change that moves the version without
+// emptying the cache: it is exact — one column of one row whose key cannot
+// change — so the setter *patches* the cached row and carries the cache to
+// the new version (`patch`), which is only done when the cache was at the
+// version just before. Every other change (an insert, a delete, a collection
+// change, a rollback, an advance, and a set of a row the cache does not hold
+// or holds under another schema object of its class — a dynamic object's, a
+// migration's) moves the version past the cache, which then empties itself
+// on its next use, exactly as before. Versions only grow within a session,
+// so a cache cannot be mistaken for a later version.
 
 /// The rows a session looked up by primary key at its current version.
 final class PrimaryKeyCache {
@@ -34,11 +45,26 @@ final class PrimaryKeyCache {
     /// A cached lookup: the row, or nil for "no object has this key".
     struct Row {
         let rowID: Int64
-        let values: [DatabaseValue]
+        private(set) var values: [DatabaseValue]
+
+        init(rowID: Int64, values: [DatabaseValue]) {
+            self.rowID = rowID
+            self.values = values
+        }
+
+        /// Takes a property set (an index past the row's end is ignored).
+        mutating func set(_ index: Int, to value: DatabaseValue) {
+            guard values.indices.contains(index) else { return }
+            values[index] = value
+        }
     }
 
     private var version: UInt64 = 0
     private var rows: [Key: Row?] = [:]
+    /// The schema object whose rows are cached, per class name (see `patch`).
+    private var schemaOfClass: [String: ObjectIdentifier] = [:]
+    /// Rows of one class are cached under two schema objects (a typed and a dynamic lookup): `patch` empties the cache instead.
+    private var holdsSeveralSchemasOfAClass = false
 
     /// The number of lookups held (tests read it).
     var count: Int { rows.count }
@@ -50,12 +76,39 @@ final class PrimaryKeyCache {
         return rows[Key(schema: ObjectIdentifier(schema), primaryKey: primaryKey)]
     }
 
+    /// Carries the cache from `version` to `newVersion` across a property set of
+    /// one row that the cache holds: the row takes `value` at `index`. In every
+    /// other case (the cache not at `version`, the row not cached, another
+    /// schema object of the class cached) the cache is left behind: stale, and
+    /// emptied at its next use.
+    func patch(_ schema: ObjectSchema, rowID: Int64, primaryKey: DatabaseValue, index: Int, value: DatabaseValue,
+               from version: UInt64, to newVersion: UInt64) {
+        guard version == self.version, !rows.isEmpty else { return }
+        // Exact only if this schema object is the one the cache holds rows of for
+        // the class: a dynamic object's or a migration's schema of the same class
+        // would leave a row cached under the other unpatched.
+        if let id = schemaOfClass[schema.className], id != ObjectIdentifier(schema) { return }
+        if holdsSeveralSchemasOfAClass { return }
+        // Only a row the cache holds, under this key, for this row id: then no
+        // other entry can describe the row (keys are stored as the lookups
+        // encode them, which is how the row stores its key).
+        let key = Key(schema: ObjectIdentifier(schema), primaryKey: primaryKey)
+        guard let entry = rows[key], let row = entry, row.rowID == rowID else { return }
+        self.version = newVersion
+        // In place: the row's array (never shared: objects copy it) is not copied.
+        rows[key]??.set(index, to: value)
+    }
+
     /// Remembers the lookup of `primaryKey` in `schema` at `version`.
     func store(_ row: Row?, _ schema: ObjectSchema, _ primaryKey: DatabaseValue, version: UInt64) {
         if version != self.version || rows.count >= Self.capacity {
             rows.removeAll(keepingCapacity: version == self.version)
+            schemaOfClass.removeAll()
+            holdsSeveralSchemasOfAClass = false
             self.version = version
         }
-        rows[Key(schema: ObjectIdentifier(schema), primaryKey: primaryKey)] = .some(row)
+        let id = ObjectIdentifier(schema)
+        if schemaOfClass.updateValue(id, forKey: schema.className).map({ $0 != id }) == true { holdsSeveralSchemasOfAClass = true }
+        rows[Key(schema: id, primaryKey: primaryKey)] = .some(row)
     }
 }

@@ -63,7 +63,9 @@ struct PendingRowUpdate {
 extension Vault {
     /// Writes a column value of a managed object's row: recorded now, sent with
     /// the row's other property writes as one UPDATE (see the essay above).
-    func updateColumn(_ schema: ObjectSchema, rowID: Int64, propertyIndex index: Int, value: DatabaseValue) {
+    /// `primaryKey`: the row's primary key value (nil for a class without one),
+    /// so the session's key cache can take the new value (see PrimaryKeyCache).
+    func updateColumn(_ schema: ObjectSchema, rowID: Int64, primaryKey: DatabaseValue?, propertyIndex index: Int, value: DatabaseValue) {
         guard deferredError == nil else { return }
         if let pending = session.pendingUpdate, !pending.isFor(schema, rowID: rowID) {
             flushPendingUpdate()
@@ -74,7 +76,9 @@ extension Vault {
         session.pendingUpdate = nil   // keeps `pending` uniquely referenced while it changes
         pending.set(index, to: value)
         session.pendingUpdate = pending
-        contentVersion &+= 1
+        let version = contentVersion
+        if let primaryKey { session.primaryKeyCache.patch(schema, rowID: rowID, primaryKey: primaryKey, index: index, value: value, from: version, to: version &+ 1) }
+        contentVersion = version &+ 1
     }
 
     /// Sends the pending row update, if any, as one UPDATE on the writer.

@@ -40,10 +40,10 @@ extension Vault {
     /// The managed object (of exactly `schema`'s class) whose encoded primary key is `key`.
     func object(_ schema: ObjectSchema, primaryKey key: DatabaseValue) -> ObjectBase? {
         if isAbsent(schema.className) { return nil }
-        // Inside a write every change moves the version: the cache would only churn.
-        let cache = isInWriteTransaction ? nil : session.primaryKeyCache
+        // Inside a write too: property sets patch it (see PrimaryKeyCache); other changes empty it.
+        let cache = session.primaryKeyCache
         let version = contentVersion
-        if let cache, let cached = cache.lookup(schema, key, version: version) {
+        if let cached = cache.lookup(schema, key, version: version) {
             return cached.map { materialize(schema, rowID: $0.rowID, values: $0.values) }
         }
         do {
@@ -54,7 +54,7 @@ extension Vault {
                 guard try statement.step() else { return nil }
                 return materializeCurrentRow(schema, statement, RowContext(vault: self))
             }
-            if let cache, version == contentVersion {
+            if version == contentVersion {
                 let row = object?.manager.map { PrimaryKeyCache.Row(rowID: $0.rowID, values: Array(UnsafeBufferPointer(start: $0.storage, count: schema.properties.count))) }
                 cache.store(row, schema, key, version: version)
             }
