@@ -156,7 +156,7 @@ struct SyncSessionClientTests {
         token.invalidate()
     }
 
-    @Test("reconnect() ends the wait before the next attempt")
+    @Test("reconnect() ends the wait before the next attempt", .timeLimit(.minutes(5)))
     func reconnectNow() async throws {
         let directory = try TemporaryDirectory()
         let (port, reserved) = try refusingPort()
@@ -170,24 +170,17 @@ struct SyncSessionClientTests {
             configuration.sync?.errorHandler = { _ in failures.increment() }
             return try #require(try Vault(configuration: configuration).syncSession)
         }
-        // The first attempt fails (nothing listens); the next is 5–15 minutes away. The
-        // polls wait long: in a full parallel test run the session's task can wait
-        // seconds for a thread of the cooperative pool (2 on the CI machine).
-        try await poll(seconds: 120) { failures.value >= 1 && session.connectionState == .disconnected }
+        // The first attempt fails (nothing listens); the next is 5–15 minutes away.
+        // No wall-clock deadlines: in a full parallel run the session's task can wait
+        // a long time for a thread (the time limit ends a test that never gets there).
+        await failures.wait(forAtLeast: 1)
         #expect(failures.value == 1)
         session.reconnect()
         // One more attempt, long before the backoff would have allowed it.
-        try await poll(seconds: 120) { failures.value >= 2 }
+        await failures.wait(forAtLeast: 2)
         #expect(failures.value == 2)
         #expect(session.lastError == nil, "a refused connection is not a final error")
-    }
-
-    /// Polls `condition` every 20 ms until it holds or `seconds` have passed.
-    func poll(seconds: Int, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition(), ContinuousClock.now < deadline {
-            try await _Concurrency.Task.sleep(for: .milliseconds(20))
-        }
+        withExtendedLifetime(session) {}
     }
 
     /// A loopback port that refuses connections for as long as the returned
@@ -217,9 +210,34 @@ final class LockedStates: @unchecked Sendable {
     var all: [SyncSession.ConnectionState] { lock.withLock { states } }
 }
 
+/// A count that tasks can wait on.
 final class LockedCounter: @unchecked Sendable {
+    // @unchecked: every access holds `lock`.
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.withLock { count += 1 } }
+    private var waiters: [(atLeast: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    func increment() {
+        let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            count += 1
+            let ready = waiters.filter { $0.atLeast <= count }.map(\.continuation)
+            waiters.removeAll { $0.atLeast <= count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
     var value: Int { lock.withLock { count } }
+
+    /// Returns once the count is at least `target`.
+    func wait(forAtLeast target: Int) async {
+        await withCheckedContinuation { continuation in
+            let reached = lock.withLock { () -> Bool in
+                if count >= target { return true }
+                waiters.append((target, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
+    }
 }

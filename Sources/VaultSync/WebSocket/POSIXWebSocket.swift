@@ -47,7 +47,10 @@ final class POSIXWebSocket: SyncSocket, @unchecked Sendable {
 
     static func connect(url: URL, token: String, maxMessageBytes: Int) async throws -> POSIXWebSocket {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            // Connecting and the handshake block (up to their timeouts): on a queue of
+            // their own, which always gets a thread, never on the global queue, whose
+            // few threads (one per core on Linux) the app's blocking work may hold.
+            DispatchQueue(label: "VaultSync.websocket.open").async {
                 continuation.resume(with: Result { try open(url: url, token: token, maxMessageBytes: maxMessageBytes) })
             }
         }
