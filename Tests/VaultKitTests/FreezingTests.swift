@@ -104,6 +104,26 @@ struct FreezingTests {
         #expect(mismatches.withLock { $0 }.isEmpty, "\(mismatches.withLock { $0 }.prefix(5))")
     }
 
+    @Test("key lookups and dynamic objects of one frozen vault from 8 threads at once, each thread other keys: the caches they share hold")
+    func concurrentFrozenKeyLookups() throws {
+        let vault = try Vault(configuration: threadingConfiguration(directory))
+        try vault.write { for id in 1...4_000 { vault.add(TItem(id, "item \(id)")) } }
+        let frozen = Frozen(vault.objects(TItem.self))
+        let mismatches = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            guard let frozenVault = frozen.value.vault else { return mismatches.withLock { $0.append("no vault") } }
+            // Each thread its own keys (and misses): the cache grows and rehashes while others read it.
+            for id in stride(from: worker + 1, through: 4_400, by: 8) {
+                let name = frozenVault.object(ofType: TItem.self, forPrimaryKey: id)?.name
+                if name != (id <= 4_000 ? "item \(id)" : nil) { mismatches.withLock { $0.append("key \(id): \(name ?? "nil")") } }
+                if id % 97 == 0, frozenVault.dynamicObject(ofType: "TItem", forPrimaryKey: id)?["name"] as? String != (id <= 4_000 ? "item \(id)" : nil) {
+                    mismatches.withLock { $0.append("dynamic \(id)") }
+                }
+            }
+        }
+        #expect(mismatches.withLock { $0 }.isEmpty, "\(mismatches.withLock { $0 }.prefix(5))")
+    }
+
     @Test("a frozen object's list, sets, map and backlinks, and frozen results, read from 8 threads at once: every read agrees")
     func concurrentFrozenCollections() throws {
         let vault = try Vault(configuration: threadingConfiguration(directory))

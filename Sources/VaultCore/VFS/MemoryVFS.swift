@@ -173,7 +173,7 @@ private func memoryOpen(
     node.openHandles += 1
     let state = MemoryFile(node: node, name: key, isMainDatabase: isMain, deleteOnClose: flags & SQLITE_OPEN_DELETEONCLOSE != 0)
     handle.pointee.state = Unmanaged.passRetained(state).toOpaque()
-    handle.pointee.base.pMethods = withUnsafePointer(to: &memoryIOMethods.methods) { $0 }
+    handle.pointee.base.pMethods = memoryIOMethods.pointer
     outFlags?.pointee = flags
     return SQLITE_OK
 }
@@ -185,10 +185,8 @@ private func memoryFile(_ file: UnsafeMutablePointer<sqlite3_file>?) -> MemoryFi
     return Unmanaged<MemoryFile>.fromOpaque(state).takeUnretainedValue()
 }
 
-/// Safe to share: built once in a `static let`, then only read by SQLite.
-private struct MemoryIOMethodsTable: @unchecked Sendable { var methods: sqlite3_io_methods }
-
-nonisolated(unsafe) private var memoryIOMethods = MemoryIOMethodsTable(methods: {
+/// The io_methods table every in-memory file uses; built once, then only read (see IOMethodsTable).
+private let memoryIOMethods = IOMethodsTable(methods: {
     var m = sqlite3_io_methods()
     m.iVersion = 1
     m.xClose = { file in

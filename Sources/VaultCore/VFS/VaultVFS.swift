@@ -182,7 +182,7 @@ private func vaultOpen(
     do {
         let state = try makeSealedFile(wrapped: wrapped, name: name, flags: flags)
         handle.pointee.state = Unmanaged.passRetained(state).toOpaque()
-        handle.pointee.base.pMethods = withUnsafePointer(to: &sealedIOMethods.methods) { $0 }
+        handle.pointee.base.pMethods = sealedIOMethods.pointer
         return SQLITE_OK
     } catch {
         VaultRegistry.recordFailure(error)
@@ -283,10 +283,8 @@ private func wrappedMethods(_ file: UnsafeMutablePointer<sqlite3_file>?) -> (Uns
 
 /// The io_methods table every vault file uses. Version 2: no xFetch, so SQLite
 /// never memory-maps ciphertext (pitfall 6).
-/// Safe to share: built once in a `static let`, then only read by SQLite (its function pointers are immutable).
-private struct IOMethodsTable: @unchecked Sendable { var methods: sqlite3_io_methods }
-
-nonisolated(unsafe) private var sealedIOMethods = IOMethodsTable(methods: {
+/// Built once, then only read (see IOMethodsTable).
+private let sealedIOMethods = IOMethodsTable(methods: {
     var m = sqlite3_io_methods()
     m.iVersion = 2
     m.xClose = { file in

@@ -83,20 +83,19 @@ final class PrimaryKeyCache {
     /// emptied at its next use.
     func patch(_ schema: ObjectSchema, rowID: Int64, primaryKey: DatabaseValue, index: Int, value: DatabaseValue,
                from version: UInt64, to newVersion: UInt64) {
-        guard version == self.version, !rows.isEmpty else { return }
-        // Exact only if this schema object is the one the cache holds rows of for
-        // the class: a dynamic object's or a migration's schema of the same class
-        // would leave a row cached under the other unpatched.
-        if let id = schemaOfClass[schema.className], id != ObjectIdentifier(schema) { return }
-        if holdsSeveralSchemasOfAClass { return }
+        // Exact only if no other schema object of a class has rows cached (a dynamic
+        // object's or a migration's schema of the same class would leave a row cached
+        // under the other unpatched). With that flag clear, a row found under this
+        // schema object means it is the only one cached for its class.
+        guard version == self.version, !holdsSeveralSchemasOfAClass else { return }
         // Only a row the cache holds, under this key, for this row id: then no
         // other entry can describe the row (keys are stored as the lookups
         // encode them, which is how the row stores its key).
-        let key = Key(schema: ObjectIdentifier(schema), primaryKey: primaryKey)
-        guard let entry = rows[key], let row = entry, row.rowID == rowID else { return }
+        guard let position = rows.index(forKey: Key(schema: ObjectIdentifier(schema), primaryKey: primaryKey)),
+              let row = rows.values[position], row.rowID == rowID else { return }
         self.version = newVersion
-        // In place: the row's array (never shared: objects copy it) is not copied.
-        rows[key]??.set(index, to: value)
+        // In place, hashed once: the row's array (never shared: objects copy it) is not copied.
+        rows.values[position]?.set(index, to: value)
     }
 
     /// Remembers the lookup of `primaryKey` in `schema` at `version`.

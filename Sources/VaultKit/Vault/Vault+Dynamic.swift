@@ -35,6 +35,11 @@ extension Vault {
     /// The class's schema with objects made as ``DynamicObject`` (one per class and vault).
     /// A class no model class registered is read from the file's stored schema (see RuntimeSchema).
     func dynamicSchema(named className: String) -> ObjectSchema? {
+        // Frozen vaults are read from many threads: the schemas made here are shared state.
+        exclusiveIfFrozen { makeDynamicSchema(named: className) }
+    }
+
+    private func makeDynamicSchema(named className: String) -> ObjectSchema? {
         if let existing = session.dynamicSchemas[className] { return existing }
         guard let schema = schema(named: className) ?? runtimeSchema(named: className) else { return nil }
         let dynamic = ObjectSchema(copying: schema, materializingAs: DynamicObject.self)

@@ -39,6 +39,12 @@ extension Vault {
 
     /// The managed object (of exactly `schema`'s class) whose encoded primary key is `key`.
     func object(_ schema: ObjectSchema, primaryKey key: DatabaseValue) -> ObjectBase? {
+        // A frozen vault is read from many threads at once: its key cache is shared state.
+        if session.isFrozen { return exclusiveIfFrozen { lookUpObject(schema, primaryKey: key) } }
+        return lookUpObject(schema, primaryKey: key)
+    }
+
+    private func lookUpObject(_ schema: ObjectSchema, primaryKey key: DatabaseValue) -> ObjectBase? {
         if isAbsent(schema.className) { return nil }
         // Inside a write too: property sets patch it (see PrimaryKeyCache); other changes empty it.
         let cache = session.primaryKeyCache
