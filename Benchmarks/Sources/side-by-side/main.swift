@@ -149,12 +149,21 @@ var checksums: [String: Int] = [:]
     checksums[C.name, default: 0] &+= sum
 }
 
+/// The calling thread's CPU time, in nanoseconds.
+func threadCPUTime() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
 /// The loop `--profile` runs (one symbol to point a profiler at: `--toggle-collect=*profiledWorkload*`).
 @inline(never) func profiledWorkload<C: Contender>(_ store: C, _ workload: String, keys: [Int]) throws -> Int {
     var sum = 0
     for pass in 0..<10 {
         let start = now()
-        defer { print(String(format: "%@ %@: %.2f ms", C.name, workload, Double(now() - start) / 1e6)) }
+        let cpuStart = threadCPUTime()
+        // The thread's CPU time too: wall time well above it is time spent waiting (I/O, locks, another thread).
+        defer { print(String(format: "%@ %@: %.2f ms (this thread on the CPU: %.2f ms)", C.name, workload, Double(now() - start) / 1e6, Double(threadCPUTime() - cpuStart) / 1e6)) }
         switch workload {
         case "fetch": sum &+= try store.fetchFast(keys)
         case "iterate": sum &+= try store.iterateAll()

@@ -379,7 +379,8 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         let results: Results<Element>
         let rowIDs: [Int64]
         private var position = 0
-        private var batch: [Element] = []
+        /// The batch read last; every member is an `Element` (checked as the batch is read).
+        private var batch: [ObjectBase] = []
         private var batchPosition = 0
         private static var batchSize: Int { 256 }
         /// Keyset iteration: the query, the smallest row id not read yet, the largest to read.
@@ -396,13 +397,14 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
             keyset = (query, Int64.min, largestRowID)
         }
 
-        /// The objects as `Element`s. A batch comes from one schema, so one
-        /// checked cast of its first object stands for all (no dynamic cast per object).
-        private static func elements(_ objects: [ObjectBase]) -> [Element] {
+        /// The objects that are `Element`s. A batch comes from one schema, so one
+        /// checked cast of its first object stands for all (no dynamic cast per
+        /// object, and no second array: `next()` downcasts the one it returns).
+        private static func elements(_ objects: [ObjectBase]) -> [ObjectBase] {
             guard let first = objects.first, first is Element, objects.allSatisfy({ type(of: $0) == type(of: first) }) else {
-                return objects.compactMap { $0 as? Element }
+                return objects.filter { $0 is Element }
             }
-            return objects.map { unsafeDowncast($0, to: Element.self) }
+            return objects
         }
 
         /// The next object, reading the next batch when the current one is used up.
@@ -421,7 +423,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
                     if batch.isEmpty { return next() }
                 }
                 defer { batchPosition += 1 }
-                return batch[batchPosition]
+                return unsafeDowncast(batch[batchPosition], to: Element.self)
             }
             while batchPosition == batch.count {
                 guard position < rowIDs.count else { return nil }
@@ -430,19 +432,19 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
                 if results.definition.isPlainTable, let low = ids.first, let high = ids.last {
                     // Row-id order: one range scan reads the batch sequentially.
                     let objects = results.reader.objects(results.schema, rowIDsFrom: low, through: high)
-                    var byID: [Int64: Element] = [:]
-                    for object in objects {
-                        if let element = object as? Element, let id = element.manager?.rowID { byID[id] = element }
+                    var byID: [Int64: ObjectBase] = [:]
+                    for object in objects where object is Element {
+                        if let id = object.manager?.rowID { byID[id] = object }
                     }
                     // Keep the snapshot's members (rows added meanwhile inside the range are skipped).
                     batch = ids.compactMap { byID[$0] }
                 } else {
-                    batch = results.fetch(rowIDs: ids).compactMap { $0 as? Element }
+                    batch = results.fetch(rowIDs: ids).filter { $0 is Element }
                 }
                 batchPosition = 0
             }
             defer { batchPosition += 1 }
-            return batch[batchPosition]
+            return unsafeDowncast(batch[batchPosition], to: Element.self)
         }
     }
 
