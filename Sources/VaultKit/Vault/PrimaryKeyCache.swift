@@ -61,7 +61,7 @@ final class PrimaryKeyCache {
 
     private var version: UInt64 = 0
     private var rows: [Key: Row?] = [:]
-    /// The schema object whose rows are cached, per class name (see `patch`).
+    /// The schema object whose rows are cached, per class name: how `store` sees a second one of a class.
     private var schemaOfClass: [String: ObjectIdentifier] = [:]
     /// Rows of one class are cached under two schema objects (a typed and a dynamic lookup): `patch` empties the cache instead.
     private var holdsSeveralSchemasOfAClass = false
