@@ -64,6 +64,7 @@ public final class Database {
         recentStatements.removeAll()
         statementCache.removeAll()
         keyedStatements.removeAll()
+        lastKeyedStatement = nil
         sqlite3_close_v2(handle)
     }
 
@@ -208,13 +209,23 @@ public final class Database {
     }
 
     private var keyedStatements: [StatementKey: Statement] = [:]
+    /// The keyed statement looked up last: a loop that runs one statement per
+    /// object (a bulk insert, a batch of updates) asks for the same key each
+    /// time, and comparing two words is cheaper than hashing them.
+    private var lastKeyedStatement: (key: StatementKey, statement: Statement)?
 
     /// A prepared statement cached under `key`, prepared from `sql` on first use.
     /// The key's owner must outlive the connection's use of the statement.
     package func cachedStatement(key: StatementKey, sql: () -> String) throws(VaultError) -> Statement {
-        if let statement = keyedStatements[key] { return statement }
-        let statement = try makeStatement(sql())
-        keyedStatements[key] = statement
+        if let last = lastKeyedStatement, last.key == key { return last.statement }
+        let statement: Statement
+        if let cached = keyedStatements[key] {
+            statement = cached
+        } else {
+            statement = try makeStatement(sql())
+            keyedStatements[key] = statement
+        }
+        lastKeyedStatement = (key, statement)
         return statement
     }
 

@@ -45,12 +45,20 @@ public final class Statement {
     /// Resets the statement and binds `arguments` to its parameters, in order.
     /// - Throws: ``VaultError/misuse(_:)`` when the count does not match.
     public func bind(_ arguments: [DatabaseValue]) throws(VaultError) {
+        try arguments.withUnsafeBufferPointer { (buffer) throws(VaultError) in try bind(buffer) }
+    }
+
+    /// Resets the statement and binds the values of `arguments` to its
+    /// parameters, in order (for a caller that holds values in a buffer of its
+    /// own, such as a new object's row, and would otherwise build an array).
+    /// - Throws: ``VaultError/misuse(_:)`` when the count does not match.
+    public func bind(_ arguments: UnsafeBufferPointer<DatabaseValue>) throws(VaultError) {
         // Every parameter is bound below (the count is checked), so no clear_bindings.
         sqlite3_reset(handle)
         guard arguments.count == parameterCount else {
             throw VaultError.misuse("the statement `\(sql)` takes \(parameterCount) arguments, \(arguments.count) were given")
         }
-        for (offset, value) in arguments.enumerated() { try bindValue(value, at: Int32(offset + 1)) }
+        for offset in arguments.indices { try bindValue(arguments[offset], at: Int32(offset + 1)) }
     }
 
     /// Resets the statement and binds its only parameter (no array to build).
@@ -104,6 +112,11 @@ public final class Statement {
 
     /// Binds `arguments` and runs the statement to completion.
     public func execute(_ arguments: [DatabaseValue] = []) throws(VaultError) {
+        try arguments.withUnsafeBufferPointer { (buffer) throws(VaultError) in try execute(buffer) }
+    }
+
+    /// Binds the values of `arguments` and runs the statement to completion.
+    public func execute(_ arguments: UnsafeBufferPointer<DatabaseValue>) throws(VaultError) {
         try database.checkThread()
         try bind(arguments)
         while try step() {}

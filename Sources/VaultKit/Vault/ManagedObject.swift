@@ -48,6 +48,34 @@ final class ManagedObject {
         self.tracksObservation = tracksObservation
     }
 
+    /// A row whose values the caller has already written into `storage` (one
+    /// initialised value per property of `schema`, allocated with
+    /// `allocateRowStorage(for:)`): the object owns and frees it from here on.
+    /// A new object's row is built this way, with no array in between.
+    init(vault: Vault, schema: ObjectSchema, rowID: Int64, adopting storage: UnsafeMutablePointer<DatabaseValue>) {
+        self.vault = vault
+        self.schema = schema
+        self.rowID = rowID
+        propertyCount = schema.properties.count
+        self.storage = storage
+        version = vault.contentVersion
+        tracksObservation = vault.session.tracksObservation
+    }
+
+    /// Storage for one row of `schema`, every value NULL, for `init(vault:schema:rowID:adopting:)`
+    /// (whoever allocates it and does not hand it over frees it with `freeRowStorage(_:for:)`).
+    static func allocateRowStorage(for schema: ObjectSchema) -> UnsafeMutablePointer<DatabaseValue> {
+        let storage = UnsafeMutablePointer<DatabaseValue>.allocate(capacity: max(schema.properties.count, 1))
+        storage.initialize(repeating: .null, count: schema.properties.count)
+        return storage
+    }
+
+    /// Frees storage from `allocateRowStorage(for:)` that no object adopted.
+    static func freeRowStorage(_ storage: UnsafeMutablePointer<DatabaseValue>, for schema: ObjectSchema) {
+        storage.deinitialize(count: schema.properties.count)
+        storage.deallocate()
+    }
+
     convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) {
         self.init(vault: vault, schema: schema, rowID: rowID, version: vault.contentVersion, tracksObservation: vault.session.tracksObservation)
         replaceStorage(with: values)

@@ -99,23 +99,32 @@ extension Vault {
         let key = ObjectIdentifier(object)
         var inProgress = false
         defer { if inProgress { session.rowsInProgress[key] = nil } }
-        var values = [DatabaseValue](repeating: .null, count: schema.properties.count)
+        // The row's values, in the buffer the managed object will own (no array per
+        // object: building one costs a metadata lookup, a copy and a free). Freed
+        // here unless an object adopted it.
+        let values = ManagedObject.allocateRowStorage(for: schema)
+        var adopted = false
+        defer { if !adopted { ManagedObject.freeRowStorage(values, for: schema) } }
         var collections: [(index: Int, entries: [(key: String?, value: Any)])] = []
         var links: [(index: Int, target: ObjectBase)] = []
         // Mixed values that link to objects are stored after the row, as links are.
         var mixedLinks: [(index: Int, value: AnyVaultValue)] = []
-        for (index, accessor) in schema.accessors.enumerated() {
-            switch accessor.readUnmanaged(object) {
-            case .column(let value): values[index] = value
-            case .link(let target): if let target { links.append((index, target)) }
-            case .mixed(let value):
-                if value.containsObject {
-                    mixedLinks.append((index, value))
-                } else {
-                    values[index] = try storedMixedColumn(value, schema: schema, index: index)
+        // By index into the accessors' own storage: an accessor is a struct of
+        // closures, and a copy of one per property would retain each of them.
+        try schema.accessors.withUnsafeBufferPointer { accessors in
+            for index in accessors.indices {
+                switch accessors[index].readUnmanaged(object) {
+                case .column(let value): values[index] = value
+                case .link(let target): if let target { links.append((index, target)) }
+                case .mixed(let value):
+                    if value.containsObject {
+                        mixedLinks.append((index, value))
+                    } else {
+                        values[index] = try storedMixedColumn(value, schema: schema, index: index)
+                    }
+                case .collection(let entries):
+                    if schema.properties[index].collectionKind != nil { collections.append((index, entries)) }
                 }
-            case .collection(let entries):
-                if schema.properties[index].collectionKind != nil { collections.append((index, entries)) }
             }
         }
         for (index, entries) in collections where schema.properties[index].collectionKind == .map {
@@ -144,7 +153,7 @@ extension Vault {
             markInProgress(rowID)
             for (index, target) in links { values[index] = storedReference(to: target) }
             for (index, value) in mixedLinks { values[index] = try storedMixedColumn(value, schema: schema, index: index) }
-            var stored = schema.expand(existing.dropFirst())
+            let stored = schema.expand(existing.dropFirst())
             let pk = schema.primaryKeyIndex
             let changed = schema.columnIndexes.filter { index in
                 guard index != pk else { return false }
@@ -157,13 +166,19 @@ extension Vault {
                     try db.execute(schema.updateSQL(columns: changed), arguments: changed.map { values[$0] } + [.integer(rowID)])
                 }
             }
-            for index in changed { stored[index] = values[index] }
-            values = stored
-            object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
+            // The row as stored now: what it held, with the changed columns written.
+            for index in stored.indices where !changed.contains(index) { values[index] = stored[index] }
+            object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, adopting: values)
+            adopted = true
         } else {
             rowID = try withDatabase { db -> Int64 in
                 do {
-                    try schema.statement(.insert, on: db).execute(schema.hasOnlyColumns ? values : schema.columnIndexes.map { values[$0] })
+                    let statement = try schema.statement(.insert, on: db)
+                    if schema.hasOnlyColumns {
+                        try statement.execute(UnsafeBufferPointer(start: values, count: schema.properties.count))
+                    } else {
+                        try statement.execute(schema.columnIndexes.map { values[$0] })
+                    }
                 } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
                     // The property, never the value: it may be a user's data (SECURITY.md).
                     let key = schema.primaryKeyProperty?.name ?? "?"
@@ -173,7 +188,8 @@ extension Vault {
             }
             // Managed from here on: links and collections that lead back find its row.
             markInProgress(rowID)
-            object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
+            object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, adopting: values)
+            adopted = true
             contentVersion &+= 1
             var linked = links.map { (index: $0.index, value: storedReference(to: $0.target)) }.filter { !$0.value.isNull }
             for (index, value) in mixedLinks { linked.append((index, try storedMixedColumn(value, schema: schema, index: index))) }
@@ -181,8 +197,8 @@ extension Vault {
                 try withDatabase { db in
                     try db.execute(schema.updateSQL(columns: linked.map(\.index)), arguments: linked.map(\.value) + [.integer(rowID)])
                 }
+                // Into the object's own values (it adopted the buffer).
                 for (index, value) in linked { values[index] = value }
-                object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, values: values)
             }
         }
         for (index, entries) in collections {
