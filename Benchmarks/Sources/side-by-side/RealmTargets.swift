@@ -29,7 +29,7 @@ let realmTargets = [
     RealmTarget(row: 7, operation: "iterate, per object", realmMicroseconds: nil, grdbRatioBound: 0.5),
 ]
 
-/// Prints VaultKit next to Realm Core's anchors and the GRDB-ratio targets, with "met" or "missed".
+/// Prints VaultKit next to Realm Core's anchors and the GRDB-ratio targets, saying which are met.
 func printRealmTargets(_ timings: [Timings], matches: Int) {
     print("\nAgainst Realm Core 20.1.5 (encrypted; anchors from performance-anchors.md) and the GRDB-ratio targets of issue #26:")
     print("| operation | VaultKit µs | Realm Core µs | VaultKit / Realm (target ≤ 2×) | VaultKit / GRDB, median (range) | target | |")
@@ -42,9 +42,26 @@ func printRealmTargets(_ timings: [Timings], matches: Int) {
         let realm = target.realmMicroseconds.map { String(format: "%.2f", $0) } ?? "—"
         let realmRatio = target.realmMicroseconds.map { String(format: "%.2f×", vaultKit / $0) } ?? "—"
         let grdbRatio = ratios.isEmpty ? "—" : String(format: "%.3f× (%.3f–%.3f)", median(ratios), ratios.min() ?? .nan, ratios.max() ?? .nan)
-        let realmMet = target.realmMicroseconds.map { vaultKit <= 2 * $0 } ?? true
-        let grdbMet = ratios.isEmpty || median(ratios) <= target.grdbRatioBound
         print(String(format: "| %@ | %.3f | %@ | %@ | %@ | ≤ %.3f× | %@ |", target.operation, vaultKit, realm, realmRatio, grdbRatio,
-                     target.grdbRatioBound, realmMet && grdbMet ? "met" : "missed"))
+                     target.grdbRatioBound, verdict(target, vaultKit: vaultKit, ratios: ratios)))
     }
+}
+
+/// Each target on its own: the absolute one (within 2× of Realm Core) and the
+/// GRDB ratio, which can be met by the median without being met in every repetition.
+private func verdict(_ target: RealmTarget, vaultKit: Double, ratios: [Double]) -> String {
+    var parts: [String] = []
+    if let realm = target.realmMicroseconds {
+        parts.append(vaultKit <= 2 * realm ? "absolute met" : "absolute missed")
+    }
+    if let worst = ratios.max() {
+        if worst <= target.grdbRatioBound {
+            parts.append("ratio met in every repetition")
+        } else if median(ratios) <= target.grdbRatioBound {
+            parts.append("ratio met by the median, not in every repetition")
+        } else {
+            parts.append("ratio missed")
+        }
+    }
+    return parts.joined(separator: "; ")
 }

@@ -90,65 +90,6 @@ let timings = labels.map(Timings.init)
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("vaultkit-side-by-side-\(UUID().uuidString)")
 var checksums: [String: Int] = [:]
 
-/// Runs every workload for one library in a fresh directory; appends its timings.
-@MainActor func run<C: Contender>(_: C.Type, repetition: Int, record: (Int, Double) -> Void) throws {
-    let directory = root.appendingPathComponent("\(C.name)-\(repetition)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let items = (1...settings.objects).map(Item.make)
-    var generator = SystemRandomNumberGenerator()
-    let keys = (0..<settings.fetches).map { _ in Int.random(in: 1...settings.objects, using: &generator) }
-    var sum = 0
-    do {
-        let store = try C(directory: directory, fullSync: C.name == "VaultKit")
-        var start = now()
-        try store.bulkInsert(items)
-        record(0, elapsed(since: start, items.count))
-        let extra = (1...settings.commits).map { Item.make(settings.objects + $0) }
-        settleDisk()
-        start = now()
-        try store.singleCommits(extra)
-        record(1, elapsed(since: start, extra.count))
-    }
-    // Both at FULL, then both at NORMAL, each on a store of its own: their
-    // difference is what one sync per commit costs each library in this run.
-    for (row, fullSync) in [(2, true), (3, false)] {
-        let syncDirectory = directory.appendingPathComponent(fullSync ? "full" : "normal")
-        try FileManager.default.createDirectory(at: syncDirectory, withIntermediateDirectories: true)
-        let store = try C(directory: syncDirectory, fullSync: fullSync)
-        let extra = (1...settings.commits).map { Item.make($0) }
-        settleDisk()
-        let start = now()
-        try store.singleCommits(extra)
-        record(row, elapsed(since: start, extra.count))
-    }
-    // Reopened: a cold page cache and no prepared statements.
-    let store = try C(directory: directory, fullSync: C.name == "VaultKit")
-    if let workload = settings.profile {
-        checksums[C.name, default: 0] &+= try profiledWorkload(store, workload, keys: keys)
-        return
-    }
-    var start = now()
-    sum &+= try store.fetch(keys)
-    record(4, elapsed(since: start, keys.count))
-    start = now()
-    sum &+= try store.fetch(keys)
-    record(5, elapsed(since: start, keys.count))
-    start = now()
-    sum &+= try store.fetchFast(keys)
-    record(6, elapsed(since: start, keys.count))
-    start = now()
-    sum &+= try store.iterateAll()
-    record(7, elapsed(since: start, settings.objects + settings.commits))
-    start = now()
-    sum &+= try store.filtered()
-    record(8, elapsed(since: start, 1))
-    start = now()
-    try store.update(Array(keys.prefix(settings.updates)))
-    record(9, elapsed(since: start, settings.updates))
-    checksums[C.name, default: 0] &+= sum
-}
-
 /// The calling thread's CPU time, in nanoseconds.
 func threadCPUTime() -> UInt64 {
     var time = timespec()
@@ -177,19 +118,27 @@ func threadCPUTime() -> UInt64 {
 }
 
 print("side-by-side: \(settings.objects) objects, \(settings.commits) single-object commits, \(settings.fetches) key fetches, "
-    + "\(settings.updates) updates, \(settings.repetitions) repetitions (order alternates)")
+    + "\(settings.updates) updates, \(settings.repetitions) repetitions (each workload run for both libraries back to back, order alternating)")
 do {
     for repetition in 0..<settings.repetitions {
-        let vaultKitFirst = repetition % 2 == 0
-        for first in [true, false] {
-            if first == vaultKitFirst {
-                guard settings.only != "GRDB" else { continue }
-                try run(VaultKitContender.self, repetition: repetition) { timings[$0].vaultKit.append($1) }
-            } else {
-                guard settings.only != "VaultKit" else { continue }
-                try run(GRDBContender.self, repetition: repetition) { timings[$0].grdb.append($1) }
+        let items = (1...settings.objects).map(Item.make)
+        var generator = SystemRandomNumberGenerator()
+        let keys = (0..<settings.fetches).map { _ in Int.random(in: 1...settings.objects, using: &generator) }
+        var runs: [(runner: any PhaseRunner, record: (Double, Int) -> Void)] = []
+        if settings.only != "GRDB" {
+            runs.append((try LibraryRun<VaultKitContender>(repetition: repetition, items: items, keys: keys), { timings[$1].vaultKit.append($0) }))
+        }
+        if settings.only != "VaultKit" {
+            runs.append((try LibraryRun<GRDBContender>(repetition: repetition, items: items, keys: keys), { timings[$1].grdb.append($0) }))
+        }
+        for phase in labels.indices {
+            // Which library goes first alternates with the phase and the repetition.
+            let ordered = (phase + repetition) % 2 == 0 ? runs : runs.reversed()
+            for run in ordered {
+                if let microseconds = try run.runner.run(phase: phase) { run.record(microseconds, phase) }
             }
         }
+        for run in runs { run.runner.finish() }
         print("  repetition \(repetition + 1) done")
     }
 } catch {
@@ -228,5 +177,7 @@ if settings.detail {
         print("  \(entry.label): \(format(entry.vaultKit)) | \(format(entry.grdb))")
     }
 }
-print(String(format: "\npeak memory (max RSS of the process, both libraries): %.1f MiB", peakMemoryMiB()))
+// Both libraries' stores are open at once (their phases alternate): `--only` gives each one's own peak.
+print(String(format: "\npeak memory (max RSS of the process, %@): %.1f MiB",
+             settings.only.map { "\($0) only" } ?? "both libraries' stores open at once; --only VaultKit|GRDB for one", peakMemoryMiB()))
 print("checksums (same work read): VaultKit \(checksums["VaultKit"] ?? 0 != 0 ? "ok" : "0"), GRDB \(checksums["GRDB"] ?? 0 != 0 ? "ok" : "0")")
