@@ -84,6 +84,12 @@ struct VaultTests {
         guard case .duplicatePrimaryKey(let className, _)? = error else { Issue.record("expected duplicatePrimaryKey"); return }
         #expect(className == "Person")
         #expect(vault.objects(Person.self).count == 1, "the whole write rolled back")
+        // The row buffer built for the refused insert is freed, never handed to the object.
+        #expect(duplicate.vault == nil && duplicate.firstName == "Imposter", "the refused object stays unmanaged, with its values")
+        try vault.write { vault.add(duplicate, update: .modified) }
+        #expect(duplicate.vault != nil && duplicate.firstName == "Imposter" && ada.firstName == "Imposter")
+        #expect(duplicate.email == "", "add(update: .modified) writes every property of the object passed")
+        try vault.write { (duplicate.firstName, duplicate.email) = ("Ada", "ada@x.org") }
 
         try vault.write { vault.create(Person.self, value: ["_id": ada._id, "firstName": "Ada L."], update: .modified) }
         #expect(ada.firstName == "Ada L.", "managed instances see the update")

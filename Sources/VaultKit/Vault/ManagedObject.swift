@@ -72,8 +72,19 @@ final class ManagedObject {
 
     /// Frees storage from `allocateRowStorage(for:)` that no object adopted.
     static func freeRowStorage(_ storage: UnsafeMutablePointer<DatabaseValue>, for schema: ObjectSchema) {
-        storage.deinitialize(count: schema.properties.count)
+        destroyValues(storage, count: schema.properties.count)
         storage.deallocate()
+    }
+
+    /// Deinitialises `count` values one by one: moved out and dropped, which the
+    /// compiler destroys with code specialised for `DatabaseValue` (nothing for a
+    /// number, one release for a text or blob). `deinitialize(count:)` hands the whole
+    /// range to the runtime's generic array destroy, which goes through the type's
+    /// value witnesses per element: about 70 instructions more per six-column row
+    /// (callgrind), paid once per object read.
+    @inline(__always)
+    private static func destroyValues(_ storage: UnsafeMutablePointer<DatabaseValue>, count: Int) {
+        for index in 0..<count { _ = (storage + index).move() }
     }
 
     convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) {
@@ -82,7 +93,7 @@ final class ManagedObject {
     }
 
     deinit {
-        storage.deinitialize(count: propertyCount)
+        Self.destroyValues(storage, count: propertyCount)
         storage.deallocate()
     }
 
