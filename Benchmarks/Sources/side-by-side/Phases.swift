@@ -59,6 +59,8 @@ import Foundation
             let syncStore = try C(directory: syncDirectory, fullSync: fullSync)
             let extra = (1...settings.commits).map { Item.make($0) }
             settleDisk()
+            // Timed inline: a store made in this phase cannot be captured by `timed`'s
+            // closure under strict concurrency (the compiler reports a sending risk).
             let start = now()
             try syncStore.singleCommits(extra)
             return elapsed(since: start, extra.count)

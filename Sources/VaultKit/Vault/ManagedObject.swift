@@ -35,31 +35,33 @@ final class ManagedObject {
     unowned(unsafe) var trackingPrevious: ManagedObject?
     unowned(unsafe) var trackingNext: ManagedObject?
 
-    /// A row whose values are all NULL, for the caller to fill in (`materializeRows`),
-    /// at `version` (the vault's content version, which the caller read once for many rows).
-    init(vault: Vault, schema: ObjectSchema, rowID: Int64, version: UInt64, tracksObservation: Bool) {
-        self.vault = vault
-        self.schema = schema
-        self.rowID = rowID
-        propertyCount = schema.properties.count
-        storage = .allocate(capacity: max(propertyCount, 1))
-        storage.initialize(repeating: .null, count: propertyCount)
-        self.version = version
-        self.tracksObservation = tracksObservation
-    }
-
-    /// A row whose values the caller has already written into `storage` (one
-    /// initialised value per property of `schema`, allocated with
-    /// `allocateRowStorage(for:)`): the object owns and frees it from here on.
-    /// A new object's row is built this way, with no array in between.
-    init(vault: Vault, schema: ObjectSchema, rowID: Int64, adopting storage: UnsafeMutablePointer<DatabaseValue>) {
+    /// The one designated initialiser: `storage` holds one initialised value per
+    /// property of `schema` (from `allocateRowStorage(for:)`); the object owns and
+    /// frees it from here on.
+    private init(vault: Vault, schema: ObjectSchema, rowID: Int64, storage: UnsafeMutablePointer<DatabaseValue>,
+                 version: UInt64, tracksObservation: Bool) {
         self.vault = vault
         self.schema = schema
         self.rowID = rowID
         propertyCount = schema.properties.count
         self.storage = storage
-        version = vault.contentVersion
-        tracksObservation = vault.session.tracksObservation
+        self.version = version
+        self.tracksObservation = tracksObservation
+    }
+
+    /// A row whose values are all NULL, for the caller to fill in (`materializeRows`),
+    /// at `version` (the vault's content version, which the caller read once for many rows).
+    convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, version: UInt64, tracksObservation: Bool) {
+        self.init(vault: vault, schema: schema, rowID: rowID, storage: Self.allocateRowStorage(for: schema),
+                  version: version, tracksObservation: tracksObservation)
+    }
+
+    /// A row whose values the caller has already written into `storage` (allocated
+    /// with `allocateRowStorage(for:)`), at the vault's current version. A new
+    /// object's row is built this way, with no array in between.
+    convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, adopting storage: UnsafeMutablePointer<DatabaseValue>) {
+        self.init(vault: vault, schema: schema, rowID: rowID, storage: storage,
+                  version: vault.contentVersion, tracksObservation: vault.session.tracksObservation)
     }
 
     /// Storage for one row of `schema`, every value NULL, for `init(vault:schema:rowID:adopting:)`
