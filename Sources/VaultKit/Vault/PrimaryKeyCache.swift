@@ -59,12 +59,20 @@ final class PrimaryKeyCache {
         }
     }
 
-    private var version: UInt64 = 0
-    private var rows: [Key: Row?] = [:]
+    // A cache belongs to one session and is used on that session's thread (a
+    // frozen vault's under its lock: `exclusiveIfFrozen`), so the run-time
+    // exclusivity checks of these fields would only repeat what that
+    // confinement already guarantees; every lookup and store pays for them.
+    @exclusivity(unchecked) private var version: UInt64 = 0
+    @exclusivity(unchecked) private var rows: [Key: Row?] = [:]
     /// The schema object whose rows are cached, per class name: how `store` sees a second one of a class.
-    private var schemaOfClass: [String: ObjectIdentifier] = [:]
+    @exclusivity(unchecked) private var schemaOfClass: [String: ObjectIdentifier] = [:]
+    /// The schema object of the last store: a run of stores of one class (the
+    /// usual case) records its schema once instead of hashing the class name
+    /// on every store. `schemaOfClass` already maps its class to it.
+    @exclusivity(unchecked) private var lastStoredSchema: ObjectIdentifier?
     /// Rows of one class are cached under two schema objects (a typed and a dynamic lookup): `patch` empties the cache instead.
-    private var holdsSeveralSchemasOfAClass = false
+    @exclusivity(unchecked) private var holdsSeveralSchemasOfAClass = false
 
     /// The number of lookups held (tests read it).
     var count: Int { rows.count }
@@ -103,11 +111,15 @@ final class PrimaryKeyCache {
         if version != self.version || rows.count >= Self.capacity {
             rows.removeAll(keepingCapacity: version == self.version)
             schemaOfClass.removeAll()
+            lastStoredSchema = nil
             holdsSeveralSchemasOfAClass = false
             self.version = version
         }
         let id = ObjectIdentifier(schema)
-        if schemaOfClass.updateValue(id, forKey: schema.className).map({ $0 != id }) == true { holdsSeveralSchemasOfAClass = true }
+        if id != lastStoredSchema {
+            if schemaOfClass.updateValue(id, forKey: schema.className).map({ $0 != id }) == true { holdsSeveralSchemasOfAClass = true }
+            lastStoredSchema = id
+        }
         rows[Key(schema: id, primaryKey: primaryKey)] = .some(row)
     }
 }
