@@ -183,23 +183,40 @@ struct SyncSessionClientTests {
         withExtendedLifetime(session) {}
     }
 
+    @Test("A final error makes the session invalid (Realm's .invalid); a pause does not hide it; resume() tries again", .timeLimit(.minutes(5)))
+    func finalErrorInvalidates() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try RejectingHTTPServer(statusLine: "HTTP/1.1 401 Unauthorized")
+        defer { server.stop() }
+        let errors = LockedCounter()
+        let session = try onNewThread { () -> SyncSession in
+            var configuration = try configuration(directory, port: server.port)
+            configuration.sync?.errorHandler = { _ in errors.increment() }
+            return try #require(try Vault(configuration: configuration).syncSession)
+        }
+        // The first attempt is refused (the state before it is racy: not checked here).
+        await errors.wait(forAtLeast: 1)
+        #expect(session.state == .invalid)
+        guard case .unauthorized = session.lastError else {
+            Issue.record("expected unauthorized, got \(String(describing: session.lastError))")
+            return
+        }
+        session.pause()
+        #expect(session.state == .invalid, "a paused session that a final error stopped still says so")
+        session.resume()
+        #expect(session.state == .active || session.state == .invalid)
+        // The server still refuses the token: the retry ends where the first attempt did.
+        await errors.wait(forAtLeast: 2)
+        #expect(session.state == .invalid)
+        #expect(server.requests >= 2)
+    }
+
     /// A loopback port that refuses connections for as long as the returned
     /// socket stays open: bound, never listening, so no other test's server
     /// can take it meanwhile. Close the socket at the end of the test.
     func refusingPort() throws -> (port: Int, socket: Int32) {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
-        guard bound == 0, named == 0 else {
-            close(socketFD)
-            throw POSIXError(.EADDRINUSE)
-        }
-        return (Int(UInt16(bigEndian: address.sin_port)), socketFD)
+        let bound = try LoopbackSocket.open(listening: false)
+        return (bound.port, bound.descriptor)
     }
 }
 
@@ -240,4 +257,67 @@ final class LockedCounter: @unchecked Sendable {
             if reached { continuation.resume() }
         }
     }
+}
+
+/// A loopback HTTP server that answers every request with one status line and
+/// no body (a sync server that refuses the device, say); it stops with `stop()`.
+final class RejectingHTTPServer: @unchecked Sendable {
+    // @unchecked: `requestCount` is guarded by `lock`; the socket is set once.
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var requestCount = 0
+
+    init(statusLine: String) throws {
+        (listener, port) = try LoopbackSocket.open(listening: true)
+        let response = Array((statusLine + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").utf8)
+        Thread.detachNewThread { [self] in
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return }   // stop() shut the listener down
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                var head: [UInt8] = []
+                while !head.contains(subsequence: [13, 10, 13, 10]) {
+                    let count = read(connection, &buffer, buffer.count)
+                    guard count > 0 else { break }
+                    head += buffer[..<count]
+                }
+                lock.withLock { requestCount += 1 }
+                _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+                close(connection)
+            }
+        }
+    }
+
+    /// How many requests were answered.
+    var requests: Int { lock.withLock { requestCount } }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
+
+/// A TCP socket bound to a free port of 127.0.0.1.
+enum LoopbackSocket {
+    /// Binds (and listens, if asked) on a port the system picks; the caller closes the descriptor.
+    static func open(listening: Bool) throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        guard bound == 0, named == 0, !listening || listen(descriptor, 8) == 0 else {
+            close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func contains(subsequence: [UInt8]) -> Bool { firstRange(of: subsequence) != nil }
 }

@@ -45,7 +45,8 @@ final class SessionStatus: @unchecked Sendable {
 
     init(errorHandler: (@Sendable (SyncSessionError) -> Void)?) { handler = errorHandler }
 
-    var state: SyncSession.State { lock.withLock { paused || finalErrorStorage != nil ? .inactive : .active } }
+    /// A final error outranks a pause: the session stays stopped at ``SyncSession/resume()`` only if the cause remains.
+    var state: SyncSession.State { lock.withLock { finalErrorStorage != nil ? .invalid : paused ? .inactive : .active } }
     var isPaused: Bool { lock.withLock { paused } }
     var connectionState: SyncSession.ConnectionState { lock.withLock { connection } }
     var finalError: SyncSessionError? { lock.withLock { finalErrorStorage } }

@@ -16,12 +16,19 @@ import VaultKit
 /// try await other.syncSession?.wait(for: .download)    // merged on the other device
 /// ```
 public final class SyncSession: Sendable {
-    /// Whether the session works: `.active`, or `.inactive` when paused or stopped by a final error.
+    /// Whether the session works, with Realm's three states: `.active`,
+    /// `.inactive` when paused, `.invalid` when stopped by a final error.
     public enum State: Sendable, Equatable {
-        /// Syncing (connected, or trying to connect).
+        /// Syncing (connected, or trying to connect: see ``ConnectionState``).
         case active
-        /// Paused by ``pause()``, or stopped by a final error.
+        /// Paused by ``pause()``: commits are recorded and upload at ``resume()``.
         case inactive
+        /// Stopped by a final error (``SyncSession/lastError``): nothing syncs until
+        /// the app fixes the cause. Realm's sessions in this state are to be
+        /// discarded; a VaultKit session can also be started again with
+        /// ``SyncSession/resume()`` once the cause is fixed (a new token, a
+        /// server that accepts the change set).
+        case invalid
     }
 
     /// The connection to the server.
@@ -102,7 +109,7 @@ public final class SyncSession: Sendable {
 
     deinit { engine.stop() }
 
-    /// `.active` while the session syncs; `.inactive` when paused or stopped by a final error.
+    /// `.active` while the session syncs; `.inactive` when paused; `.invalid` when stopped by a final error.
     public var state: State { status.state }
     /// The connection's state now.
     public var connectionState: ConnectionState { status.connectionState }

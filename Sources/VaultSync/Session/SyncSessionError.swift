@@ -1,5 +1,5 @@
 /// Why a sync session could not do its work. Final errors stop the session
-/// (``SyncSession/state`` becomes `.inactive`) until the app fixes the cause
+/// (``SyncSession/state`` becomes `.invalid`) until the app fixes the cause
 /// and opens the vault again; the others are retried with backoff.
 public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server does not accept the device token (unknown or revoked): issue a new one.

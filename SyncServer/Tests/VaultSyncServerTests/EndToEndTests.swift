@@ -83,7 +83,7 @@ extension EndToEndTests {
             Issue.record("expected changeSetTooLarge, got \(String(describing: try phone.session.lastError))")
             return
         }
-        #expect(try phone.session.state == .inactive)
+        #expect(try phone.session.state == .invalid)
         #expect(try await eventually { errors.value.contains { if case .changeSetTooLarge = $0 { return true } else { return false } } })
         phone.close()
     }
@@ -102,7 +102,7 @@ extension EndToEndTests {
         tablet.close()
     }
 
-    @Test("A revoked token stops the device: unauthorized, inactive, nothing more uploaded")
+    @Test("A revoked token stops the device: unauthorized, invalid, nothing more uploaded")
     func revokedToken() async throws {
         let fixture = try ServerFixture()
         let phone = try OpenDevice(try fixture.device("phone"))
@@ -114,7 +114,7 @@ extension EndToEndTests {
         try await Task.sleep(for: .milliseconds(1_100))
         try phone.add("t2", title: "After revocation")
         await #expect(throws: SyncSessionError.self) { try await phone.session.wait(for: .upload) }
-        #expect(try phone.session.state == .inactive)
+        #expect(try phone.session.state == .invalid)
         #expect(try await eventually { errors.value.contains { if case .unauthorized = $0 { return true } else { return false } } })
         guard case .unauthorized = try phone.session.lastError else {
             Issue.record("expected unauthorized, got \(String(describing: try phone.session.lastError))")
