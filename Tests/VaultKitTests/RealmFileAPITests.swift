@@ -59,6 +59,59 @@ struct RealmFileAPITests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("other.vault").path))
     }
 
+    @Test("writeCopy(configuration:) seals the copy under the configuration's key (or its key store's); refuses an existing file, memory and a bad key")
+    func writeCopyToConfiguration() throws {
+        let directory = try TemporaryDirectory("file-api-copy")
+        let source = try Vault(configuration: Vault.Configuration(fileURL: directory.file("source.vault"), encryptionKey: testKey, objectTypes: [Ticket.self]))
+        try source.write { for id in 1...3 { source.add(Ticket(value: ["id": id, "title": "ticket \(id)"])) } }
+
+        let otherKey = Data((0..<64).map { UInt8(255 - $0) })
+        let target = Vault.Configuration(fileURL: directory.file("copy.vault"), encryptionKey: otherKey, objectTypes: [Ticket.self])
+        try source.writeCopy(configuration: target)
+        let copy = try Vault(configuration: target)
+        #expect(copy.objects(Ticket.self).sorted(byKeyPath: "id").map(\.title) == ["ticket 1", "ticket 2", "ticket 3"])
+        // Sealed under the configuration's key, not the source's.
+        #expect(throws: Vault.Error.self) {
+            _ = try Vault(configuration: Vault.Configuration(fileURL: directory.file("copy.vault"), encryptionKey: testKey, objectTypes: [Ticket.self]))
+        }
+        // Never over an existing file.
+        do {
+            try source.writeCopy(configuration: target)
+            Issue.record("a copy over an existing file was written")
+        } catch let error as Vault.Error {
+            #expect(error.code == .fileExists)
+        }
+
+        // A key store's key, by identifier.
+        let keys = try FileKeyStore(directory: directory.file("keys"))
+        let storedKey = try MasterKey.generate()
+        try keys.storeKey(storedKey, identifier: "copy")
+        var fromStore = Vault.Configuration(fileURL: directory.file("store-copy.vault"), objectTypes: [Ticket.self])
+        fromStore.keyStore = keys
+        fromStore.keyIdentifier = "copy"
+        try source.writeCopy(configuration: fromStore)
+        #expect(try Vault(configuration: fromStore).objects(Ticket.self).count == 3)
+
+        // Nothing is written for an in-memory configuration or a key of the wrong length.
+        #expect(throws: Vault.Error.self) { try source.writeCopy(configuration: Vault.Configuration(inMemoryIdentifier: "copy-\(UUID())", objectTypes: [Ticket.self])) }
+        let shortKey = Vault.Configuration(fileURL: directory.file("short.vault"), encryptionKey: Data(repeating: 1, count: 16), objectTypes: [Ticket.self])
+        #expect(throws: Vault.Error.self) { try source.writeCopy(configuration: shortKey) }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("short.vault").path))
+    }
+
+    @Test("objectSchema is never nil: an unmanaged object's is its class's, a managed or dynamic object's the vault's")
+    func objectSchemaOfObjects() throws {
+        let directory = try TemporaryDirectory("file-api-schema")
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("s.vault"), encryptionKey: testKey, objectTypes: [Ticket.self]))
+        let unmanaged = Ticket(value: ["id": 1, "title": "t"])
+        #expect(unmanaged.objectSchema.className == "Ticket" && unmanaged.objectSchema.primaryKeyProperty?.name == "id")
+        try vault.write { vault.add(unmanaged) }
+        #expect(unmanaged.objectSchema.properties.map(\.name) == Ticket().objectSchema.properties.map(\.name))
+        let dynamic = try #require(vault.dynamicObjects("Ticket").first)
+        #expect(dynamic.objectSchema.className == "Ticket")
+        #expect(dynamic.objectSchema.properties.contains { $0.name == "title" })
+    }
+
     @Test("schemaVersionAtURL reads the stored schema version without the models; a wrong key or a missing file throws")
     func schemaVersion() throws {
         let directory = try TemporaryDirectory("file-api-version")

@@ -60,6 +60,9 @@ struct VaultErrorTests {
             #expect((error.underlyingError as? VaultError) != nil)
         }
         #expect(Vault.Error.fileExists == .fileExists && Vault.Error.Code(rawValue: 20) == .invalidDatabase)
+        // Realm's codes with Realm's raw values (RLMError.h), 7 and 11 unused there too.
+        #expect(Vault.Error.Code.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 8, 9, 10] + Array(12...22))
+        #expect(Vault.Error.Code(rawValue: 17) == .multipleSyncAgents && Vault.Error.Code(rawValue: 22) == .noSubscriptionForWrite)
     }
 }
 

@@ -149,6 +149,16 @@ struct SyncSessionClientTests {
         #expect(session.state == .inactive)
         session.resume()
         #expect(session.state == .active)
+        session.suspend()   // Realm's name for pause()
+        #expect(session.state == .inactive)
+        session.resume()
+        #expect(session.state == .active)
+        // Realm's progress token: optional, a NotificationToken that can be kept with the others.
+        let progressSeen = LockedCounter()
+        var progressToken: NotificationToken? = session.addProgressNotification(for: .upload, mode: .reportIndefinitely) { _ in progressSeen.increment() }
+        await progressSeen.wait(forAtLeast: 1)
+        progressToken?.invalidate()
+        progressToken = nil
         try await _Concurrency.Task.sleep(for: .milliseconds(100))
         #expect(states.all.contains(.connecting) && !states.all.contains(.connected))
         // The commit is in the outbox, waiting for a server.

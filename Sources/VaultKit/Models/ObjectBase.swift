@@ -61,8 +61,19 @@ open class ObjectBase: CustomStringConvertible {
     /// The vault that manages this object, or `nil` while unmanaged.
     public var vault: Vault? { manager?.vault }
 
-    /// The object's schema (name, properties, primary key).
-    public var objectSchema: ObjectSchema? { try? ObjectSchema.schema(for: type(of: self)) }
+    /// The object's schema (name, properties, primary key), as Realm's
+    /// `objectSchema`: a managed object's is the one its vault reads it with
+    /// (a dynamic object's names the stored properties), an unmanaged one's is
+    /// its class's. A class that is not a valid model stops the program here
+    /// with the reason, as it would when a vault opened with it.
+    public var objectSchema: ObjectSchema {
+        if let manager { return manager.schema }
+        do {
+            return try ObjectSchema.schema(for: type(of: self))
+        } catch {
+            preconditionFailure("\(type(of: self)) is not a valid model class: \(error)")
+        }
+    }
 
     /// Key-value access by public property name (Realm's `object["name"]`):
     /// the value boxed (`nil` for nil or an unknown name). A managed model

@@ -13,6 +13,12 @@ public final class NotificationToken: Sendable {
         cancellation = Locked(cancel)
     }
 
+    /// A token for an observation kept by another module of this package (the
+    /// sync session's progress and connection observers).
+    package convenience init(onInvalidate cancel: @escaping @Sendable () -> Void) {
+        self.init(cancel)
+    }
+
     /// Stops the observation. Calling it again does nothing.
     public func invalidate() {
         let cancel = cancellation.withLock { current -> (() -> Void)? in

@@ -57,10 +57,24 @@ extension Vault {
             case incompatibleSession = 15
             /// The file was written by a newer format or cipher suite.
             case unsupportedFileFormatVersion = 16
+            /// Realm's: a second sync agent on one file. Never thrown by VaultKit (one
+            /// sync session per file is shared by every vault of it); kept so a
+            /// Realm app's `switch` over the codes compiles.
+            case multipleSyncAgents = 17
+            /// Realm's: a flexible-sync subscription failed. Never thrown by VaultKit
+            /// (its sync has no subscriptions: a space syncs whole).
+            case subscriptionFailed = 18
             /// A file operation failed in a way with no more specific code.
             case fileOperationFailed = 19
             /// Not a vault, the wrong key, or damaged (pages that fail authentication).
             case invalidDatabase = 20
+            /// Realm's: a synced file opened as a local one, or the reverse. Never
+            /// thrown by VaultKit (a vault's sync bookkeeping is tables in the file,
+            /// whichever way it is opened).
+            case incompatibleHistories = 21
+            /// Realm's: a write to a class no flexible-sync subscription covers.
+            /// Never thrown by VaultKit (no subscriptions).
+            case noSubscriptionForWrite = 22
 
             /// `catch Vault.Error.fileNotFound`: matches a `Vault.Error` with this code.
             public static func ~= (code: Code, error: any Swift.Error) -> Bool {

@@ -19,6 +19,26 @@ extension Vault {
             throw Vault.Error.wrapping(error)
         }
     }
+
+    /// Writes a compacted, encrypted copy to the file `configuration` names
+    /// (Realm's `writeCopy(configuration:)`), sealed under the configuration's
+    /// key: its `masterKey` or `encryptionKey`, or the key its `keyStore` holds
+    /// under `keyIdentifier`; this vault's own key when it names none (a vault
+    /// file is never written unencrypted). The copy holds this vault's data at
+    /// its current version; open it with `configuration`.
+    /// - Throws: ``Vault/Error``: `.fileExists` when a file is already there
+    ///   (nothing is overwritten); an error naming the problem for an in-memory
+    ///   configuration, a key of the wrong length or a key the store does not hold.
+    public func writeCopy(configuration: Configuration) throws {
+        do {
+            guard configuration.inMemoryIdentifier == nil, let url = configuration.fileURL else {
+                throw VaultError.invalidConfiguration("writeCopy(configuration:) writes a file: give the configuration a fileURL (an in-memory vault cannot be a copy's destination)")
+            }
+            try database.writeCopy(toFile: url, masterKey: try configuration.keyForCopy())
+        } catch {
+            throw Vault.Error.wrapping(error)
+        }
+    }
 }
 
 extension Vault {

@@ -188,6 +188,18 @@ extension Vault {
             return configuration
         }
 
+        /// The key a copy written with this configuration is sealed under
+        /// (``Vault/writeCopy(configuration:)``): its master key, or the one its key
+        /// store holds under ``keyIdentifier``; nil when it names none.
+        func keyForCopy() throws -> MasterKey? {
+            if let invalidKeyLength {
+                throw VaultError.invalidKey("a master key must be exactly \(MasterKey.byteCount) bytes; the encryptionKey has \(invalidKeyLength)")
+            }
+            if let masterKey { return masterKey }
+            if let keyStore, let keyIdentifier { return try keyStore.loadKey(identifier: keyIdentifier) }
+            return nil
+        }
+
         /// When a commit waits for the disk (sqlite.org/pragma.html#pragma_synchronous,
         /// in write-ahead-log mode, which file vaults use). In-memory vaults ignore it.
         public enum Durability: Sendable, Equatable {

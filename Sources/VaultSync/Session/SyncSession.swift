@@ -71,14 +71,13 @@ public final class SyncSession: Sendable {
         }
     }
 
-    /// Keeps a notification registered until ``invalidate()`` (or until released).
-    public final class NotificationToken: Sendable {
-        private let cancel: @Sendable () -> Void
-        init(cancel: @escaping @Sendable () -> Void) { self.cancel = cancel }
-        /// Stops the notifications.
-        public func invalidate() { cancel() }
-        deinit { cancel() }
-    }
+    /// Realm's `SyncSession.ProgressNotificationToken`: VaultKit's
+    /// `NotificationToken`, so it can be kept where an app keeps its other
+    /// tokens. It keeps the notification registered until `invalidate()` (or
+    /// until released).
+    public typealias ProgressNotificationToken = VaultKit.NotificationToken
+    /// The token ``observeConnectionState(_:)`` returns: VaultKit's `NotificationToken`.
+    public typealias NotificationToken = VaultKit.NotificationToken
 
     /// The sync section the session was started with.
     public let configuration: SyncConfiguration
@@ -128,6 +127,9 @@ public final class SyncSession: Sendable {
         engine.disconnect()
     }
 
+    /// Realm's name for ``pause()``: stops syncing and disconnects until ``resume()``.
+    public func suspend() { pause() }
+
     /// Syncs again after ``pause()`` (or after a final error, once its cause is fixed).
     public func resume() {
         status.setPaused(false)
@@ -155,15 +157,19 @@ public final class SyncSession: Sendable {
     /// Calls `block` (on a queue of the session's) with the progress of
     /// `direction`: at once with what is known, then as change sets move.
     /// Keep the token: releasing it stops the notifications.
+    ///
+    /// Optional as Realm's is (Realm returns nil for a session that is no
+    /// longer valid); a VaultKit session always returns a token, and one
+    /// registered on an `.invalid` session reports again once it resumes.
     public func addProgressNotification(for direction: ProgressDirection, mode: ProgressMode,
-                                        block: @escaping @Sendable (Progress) -> Void) -> NotificationToken {
+                                        block: @escaping @Sendable (Progress) -> Void) -> ProgressNotificationToken? {
         let id = status.addProgressObserver(direction: direction, mode: mode, block: block)
-        return NotificationToken { [status] in status.removeProgressObserver(id) }
+        return ProgressNotificationToken(onInvalidate: { [status] in status.removeProgressObserver(id) })
     }
 
     /// Calls `block` (on a queue of the session's) with every change of ``connectionState``, starting with the current one.
     public func observeConnectionState(_ block: @escaping @Sendable (ConnectionState) -> Void) -> NotificationToken {
         let id = status.addConnectionObserver(block)
-        return NotificationToken { [status] in status.removeConnectionObserver(id) }
+        return NotificationToken(onInvalidate: { [status] in status.removeConnectionObserver(id) })
     }
 }

@@ -295,8 +295,8 @@ public actor StudioStore {
 
     /// The class name and key of a linked object, for a link to its page (`nil`: embedded or unknown).
     private func address(of object: ObjectBase, vault: Vault) -> (className: String, key: String)? {
-        guard let className = (object as? DynamicObject)?.className ?? object.objectSchema?.className,
-              let schema = vault.storedSchema[className], !schema.isEmbedded else { return nil }
+        let className = object.objectSchema.className
+        guard let schema = vault.storedSchema[className], !schema.isEmbedded else { return nil }
         if let pk = schema.primaryKeyProperty { return (className, Self.keyText(object[pk.name])) }
         for (index, candidate) in vault.dynamicObjects(className).enumerated() where candidate.isSameObject(as: object) {
             return (className, "@\(index)")
@@ -338,7 +338,7 @@ public actor StudioStore {
 
     /// A short summary of an (embedded) object: its first few scalar properties.
     private func summary(of object: ObjectBase) -> String {
-        let className = (object as? DynamicObject)?.className ?? object.objectSchema?.className ?? "object"
+        let className = object.objectSchema.className
         guard let schema = object.vault?.storedSchema[className] else { return className }
         let parts = schema.properties.filter { $0.collectionKind == nil && $0.type != .object }.prefix(Self.previewCount).map { property in
             "\(property.name): \(object[property.name].map(Self.scalarText) ?? "nil")"

@@ -61,7 +61,7 @@ extension EndToEndTests {
         try await tablet.session.wait(for: .download)
         #expect(try await eventually { (again.value.last?.transferredBytes ?? 0) > (again.value.first?.transferredBytes ?? 0) })
         #expect(again.value.allSatisfy { $0.progressEstimate >= 0 && $0.progressEstimate <= 1 })
-        for token in [uploadToken, downloadToken, laterToken] { token.invalidate() }
+        for token in [uploadToken, downloadToken, laterToken] { token?.invalidate() }
         phone.close()
         tablet.close()
     }
