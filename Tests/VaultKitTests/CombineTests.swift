@@ -199,6 +199,9 @@ struct CombineTests {
         project.tasks.objectWillChange.sink { counts["list", default: 0] += 1 }.store(in: &cancellables)
         vault.objects(CTask.self).objectWillChange.sink { counts["results", default: 0] += 1 }.store(in: &cancellables)
         card.objectWillChange.sink { counts["card", default: 0] += 1 }.store(in: &cancellables)
+        // Realm's projection publishers emit the projection's own class.
+        var headings: [String] = []
+        valuePublisher(card).assertNoFailure().sink { (emitted: CTaskCard) in headings.append(emitted.heading) }.store(in: &cancellables)
         vault.objectWillChange.sink { counts["vault", default: 0] += 1 }.store(in: &cancellables)
         var tokenCalls = 0
         vault.objects(CTask.self).observe { _ in tokenCalls += 1 }.store(in: &cancellables)
@@ -209,6 +212,7 @@ struct CombineTests {
         #expect(counts["list"] == 2, "the first delivery and the change")
         #expect(counts["results"] == 2)
         #expect(counts["card"] == 1)
+        #expect(headings == ["t"])
         #expect((counts["vault"] ?? 0) >= 1)
         #expect(tokenCalls == 2)
         cancellables.removeAll()

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCombineShim
 import Testing
 import VaultCore
 import VaultTestSupport
@@ -197,4 +198,48 @@ struct ConcurrencyTests {
         #expect(done.wait(timeout: .now() + 20) == .success)
         #expect(outcome.withLock { $0 } == "opened, 1 item")
     }
+
+    @Test("asyncOpen(configuration:) as a Combine publisher emits a vault confined to the receive(on:) queue, or fails with the opening error")
+    func asyncOpenPublisher() throws {
+        let configuration = threadingConfiguration(directory)
+        let queue = DispatchQueue(label: "vaultkit.tests.async-open-publisher")
+        let events = Locked<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        var cancellables = Set<AnyCancellable>()
+        Vault.asyncOpen(configuration: configuration)
+            .receive(on: queue)
+            .sink(receiveCompletion: { completion in
+                events.withLock { $0.append(completion.isFinished ? "finished" : "failed") }
+                done.signal()
+            }, receiveValue: { vault in
+                dispatchPrecondition(condition: .onQueue(queue))
+                do {
+                    try vault.write { vault.add(TItem(8, "eight")) }
+                    events.withLock { $0.append("opened, \(vault.objects(TItem.self).count) item") }
+                } catch {
+                    events.withLock { $0.append("\(error)") }
+                }
+            })
+            .store(in: &cancellables)
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(events.withLock { $0 } == ["opened, 1 item", "finished"])
+
+        // The wrong key: no vault, the error Realm gives (invalidDatabase).
+        var wrongKey = configuration
+        wrongKey.encryptionKey = Data(repeating: 9, count: 64)
+        let failure = Locked<Vault.Error.Code?>(nil)
+        Vault.asyncOpen(configuration: wrongKey)
+            .receive(on: queue)
+            .sink(receiveCompletion: { completion in
+                if case .failure(let error) = completion { failure.withLock { $0 = (error as? Vault.Error)?.code } }
+                done.signal()
+            }, receiveValue: { _ in Issue.record("a vault opened with the wrong key") })
+            .store(in: &cancellables)
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(failure.withLock { $0 } == .invalidDatabase)
+    }
+}
+
+private extension Subscribers.Completion {
+    var isFinished: Bool { if case .finished = self { return true } else { return false } }
 }

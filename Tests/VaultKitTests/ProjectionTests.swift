@@ -80,14 +80,17 @@ struct ProjectionTests {
         #expect(frozen.thaw()?.count == 3)
     }
 
-    @Test("observing one projection reports the projected names of the written root properties")
+    @Test("observing one projection reports the projected names of the written root properties, with the projection's own class")
     func observeProjection() throws {
         let vault = try peopleVault()
         let ada = PersonCard(projecting: try #require(vault.object(ofType: PPerson.self, forPrimaryKey: 1)))
         var heard: [String] = []
-        let token = ada.observe { change in
+        var names: [String] = []
+        let token = ada.observe { (change: ObjectChange<PersonCard>) in
             switch change {
-            case .change(_, let properties): heard.append(properties.map { "\($0.name) \($0.newValue.map { "\($0)" } ?? "-")" }.sorted().joined(separator: ", "))
+            case .change(let card, let properties):
+                names.append(card.name)   // PersonCard's own projected property (Realm's ObjectChange<Self>)
+                heard.append(properties.map { "\($0.name) \($0.newValue.map { "\($0)" } ?? "-")" }.sorted().joined(separator: ", "))
             case .deleted: heard.append("deleted")
             case .error(let error): heard.append("\(error)")
             }
@@ -101,5 +104,6 @@ struct ProjectionTests {
         vault.refresh()
         token.invalidate()
         #expect(heard == ["name Ada L.", "homeCity -", "deleted"], "lastName is not projected; the city is written through the embedded address")
+        #expect(names == ["Ada L.", "Ada L."])
     }
 }

@@ -223,6 +223,9 @@ struct VaultTests {
     }
 }
 
+/// Realm's `ObjectKeyIdentifiable` reaches embedded objects too.
+extension Address: ObjectKeyIdentifiable {}
+
 @Suite("Identity")
 struct IdentityTests {
     @Test("a model's own `id` property works, and ObjectKeyIdentifiable gives stable identity")
@@ -238,6 +241,13 @@ struct IdentityTests {
         #expect(vault.object(ofType: Ticket.self, forPrimaryKey: 42)?.title == "first")
         #expect(task.id != unmanagedID)
         #expect(vault.objects(Task.self).first?.id == task.id)
+        let other = Task()
+        try vault.write { vault.add(other) }
+        #expect(other.id != task.id, "unique within the class")
+        // Embedded objects conform too (Realm's ObjectKeyIdentifiable covers every ObjectBase).
+        let address = Address()
+        #expect(address.id == UInt64(UInt(bitPattern: Unmanaged.passUnretained(address).toOpaque())))
+        #expect(Set<UInt64>([task.id, address.id]).count == 2)
     }
 }
 

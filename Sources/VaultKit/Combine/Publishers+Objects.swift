@@ -77,17 +77,19 @@ extension Projection: ObservableObject where Root: ObservableVaultObject {
 
 /// Emits the projection each time a projected property changes, and finishes
 /// when its object is deleted (Realm's `valuePublisher(_:keyPaths:)` for projections).
-public func valuePublisher<Root: ObservableVaultObject & SendableMetatype>(_ projection: Projection<Root>, keyPaths: [String]? = nil) -> VaultPublishers.Value<Projection<Root>> {
-    precondition(projection.vault != nil, "Only projections of managed objects can be published")
-    return VaultPublishers.Value(configuration: projection.vault?.configuration) { queue, emit in
+public func valuePublisher<P: ProjectionObservable & SendableMetatype>(_ projection: P, keyPaths: [String]? = nil) -> VaultPublishers.Value<P>
+where P.Root: ObservableVaultObject & SendableMetatype {
+    precondition(projection.rootObject.vault != nil, "Only projections of managed objects can be published")
+    return VaultPublishers.Value(configuration: projection.rootObject.vault?.configuration) { queue, emit in
         let emit = QueueBound(value: emit)
         return projection.observe(keyPaths: keyPaths, on: queue) { emit.value($0.emission) }
     }
 }
 
 /// Emits each change of the projection's properties (Realm's `changesetPublisher(_:keyPaths:)` for projections).
-public func changesetPublisher<Root: ObservableVaultObject & SendableMetatype>(_ projection: Projection<Root>, keyPaths: [String]? = nil) -> VaultPublishers.ObjectChangeset<Projection<Root>> {
-    precondition(projection.vault != nil, "Only projections of managed objects can be published")
+public func changesetPublisher<P: ProjectionObservable & SendableMetatype>(_ projection: P, keyPaths: [String]? = nil) -> VaultPublishers.ObjectChangeset<P>
+where P.Root: ObservableVaultObject & SendableMetatype {
+    precondition(projection.rootObject.vault != nil, "Only projections of managed objects can be published")
     return VaultPublishers.Changeset(handover: nil, isLast: ObjectChange.isDeletion) { queue, emit in
         let emit = QueueBound(value: emit)
         return projection.observe(keyPaths: keyPaths, on: queue) { emit.value($0) }

@@ -160,17 +160,27 @@ open class Object: ObjectBase, Hashable {
     }
 }
 
-/// `Identifiable` by stored identity, for SwiftUI lists (Realm's name).
+/// `Identifiable` by stored identity, for SwiftUI lists (Realm's name and type).
 ///
 /// Opt-in, as in Realm, because many models declare their own `id` property:
-/// `final class Task: Object, ObjectKeyIdentifiable { … }`.
-public protocol ObjectKeyIdentifiable: Identifiable {}
+/// `final class Task: Object, ObjectKeyIdentifiable { … }`. Objects and
+/// embedded objects both conform.
+public protocol ObjectKeyIdentifiable: Identifiable {
+    /// The stable identity of the object (see the default below).
+    var id: UInt64 { get }
+}
 
-extension ObjectKeyIdentifiable where Self: Object {
-    /// The stored object's identity (vault, class, row) once managed; the instance's before.
-    public var id: AnyHashable {
-        if let manager { return AnyHashable("\(manager.vault.path)#\(manager.schema.className)#\(manager.rowID)") }
-        return AnyHashable(ObjectIdentifier(self))
+/// Realm's earlier spelling of ``ObjectKeyIdentifiable``.
+@available(*, deprecated, renamed: "ObjectKeyIdentifiable")
+public typealias ObjectKeyIdentifable = ObjectKeyIdentifiable
+
+extension ObjectKeyIdentifiable where Self: ObjectBase {
+    /// As Realm's: a managed object's key in its class (its row id), the same
+    /// for every instance that reads the same stored object and unique among
+    /// the objects of its class; an unmanaged object's address.
+    public var id: UInt64 {
+        if let manager { return UInt64(bitPattern: manager.rowID) }
+        return UInt64(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
     }
 }
 

@@ -123,12 +123,13 @@ extension SectionedResults where Key: SendableMetatype, Element: SendableMetatyp
     }
 }
 
-extension Projection where Root: ObservableVaultObject & SendableMetatype {
+extension ProjectionRepresentable where Self: SendableMetatype, Root: ObservableVaultObject & SendableMetatype {
     /// Observes the projection with delivery on a serial `queue` (Realm's
     /// signature): its root object is found again there and projected by the
-    /// same projection class. With `queue` nil, as ``observe(keyPaths:_:)``.
+    /// same projection class, which the change carries. With `queue` nil, as
+    /// ``ProjectionRepresentable/observe(keyPaths:_:)``.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
-                        _ block: @escaping @Sendable (ObjectChange<Projection<Root>>) -> Void) -> NotificationToken {
+                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
         guard let vault = rootObject.vault else { preconditionFailure("Only a projection of a managed object can be observed") }
         let projectionType = QueueBound(value: type(of: self))

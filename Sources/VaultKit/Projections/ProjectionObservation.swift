@@ -15,12 +15,18 @@ extension Projected: AnyProjected {
     var anyProjectedKeyPath: AnyKeyPath { projectedKeyPath }
 }
 
-extension Projection where Root: ObservableVaultObject {
+/// Realm's name for what a projection class is observed through: every
+/// ``Projection`` subclass conforms (it is ``ProjectionRepresentable``).
+public typealias ProjectionObservable = ProjectionRepresentable
+
+extension ProjectionRepresentable where Root: ObservableVaultObject {
     /// Observes the projection (Realm's `Projection.observe`): `.change` with
-    /// the projected properties whose root properties were written, `.deleted`
-    /// when the root object is. Values are given for properties that project
-    /// a root property directly; `nil` for paths through objects and collections.
-    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange<Projection<Root>>) -> Void) -> NotificationToken {
+    /// the projection itself — of its own class, `ObjectChange<PersonCard>`, as
+    /// Realm's `ObjectChange<Self>` — and the projected properties whose root
+    /// properties were written, `.deleted` when the root object is. Values are
+    /// given for properties that project a root property directly; `nil` for
+    /// paths through objects and collections.
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
         let names = projectedNames()
         // The root's key paths to watch: a directly projected property itself; for a path
         // through an embedded object or a link, every property of the object it reaches.
