@@ -159,6 +159,9 @@ struct RealmSpellingTests {
         #expect(owner.items.sorted(by: [descriptor]).map(\.id) == [1, 3, 2])
         let sections = owner.items.sectioned(by: \.group, ascending: true)
         #expect(sections.allKeys == ["x", "y"])
+        #expect(sections.vault === vault && !sections.isInvalidated && !sections.isFrozen)
+        #expect(sections[0].vault === vault && !sections[0].isInvalidated && !sections[0].isFrozen)
+        #expect(sections.freeze()[1].isFrozen)
         #expect(owner.items.sectioned(by: { $0.group }, sortDescriptors: ["group", "name"]).map { $0.map(\.id) } == [[3, 1], [2]])
         #expect(owner.items.index(matching: { $0.name == "b" }) == 2)
         #expect(owner.items.index(matching: { $0.name == "z" }) == nil)
@@ -174,6 +177,9 @@ struct RealmSpellingTests {
         try vault.write { owner.items[1].name = "bb" }
         vault.refresh()
         #expect(changes == [[1]])
+        let firstSection = sections[0]
+        try vault.write { vault.delete(owner) }
+        #expect(sections.isInvalidated && firstSection.isInvalidated, "the list they are based on went with its owner")
     }
 
     @Test("Map key-value coding and a throwing merge")

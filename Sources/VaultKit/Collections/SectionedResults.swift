@@ -61,6 +61,10 @@ public struct SectionedResults<Key: Hashable, Element: ObjectBase>: RandomAccess
 
     /// Whether the results read a frozen vault.
     public var isFrozen: Bool { results.isFrozen }
+    /// The vault the sections read (Realm's `realm`).
+    public var vault: Vault? { results.vault }
+    /// Whether the collection the results are based on is gone (Realm's).
+    public var isInvalidated: Bool { results.isInvalidated }
     /// The same sections over a frozen copy of the vault.
     public func freeze() -> SectionedResults<Key, Element> { SectionedResults(results: results.freeze(), key: keyFunction) }
     /// The same sections, live, on the calling thread's vault.
@@ -109,6 +113,12 @@ public struct ResultsSection<Key: Hashable, Element: ObjectBase>: RandomAccessCo
     /// The object at `position` within the section.
     public subscript(position: Int) -> Element { results[range.lowerBound + position] }
     public var description: String { "ResultsSection(\(key), \(count) objects)" }
+    /// The vault the section reads (Realm's `realm`).
+    public var vault: Vault? { results.vault }
+    /// Whether the section reads a frozen vault.
+    public var isFrozen: Bool { results.isFrozen }
+    /// Whether the collection the section's results are based on is gone (Realm's).
+    public var isInvalidated: Bool { results.isInvalidated }
 }
 
 /// A change of ``SectionedResults`` (Realm's `SectionedResultsChange`).

@@ -69,6 +69,9 @@ public final class SyncSession: Sendable {
         public var progressEstimate: Double {
             transferrableBytes == 0 ? 1 : min(1, Double(transferredBytes) / Double(transferrableBytes))
         }
+        /// Realm's earlier name for ``progressEstimate``.
+        @available(*, deprecated, renamed: "progressEstimate")
+        public var fractionTransferred: Double { progressEstimate }
     }
 
     /// Realm's `SyncSession.ProgressNotificationToken`: VaultKit's
