@@ -172,9 +172,7 @@ extension Vault {
             }
             guard let fileURL else { throw VaultError.invalidConfiguration("set fileURL or inMemoryIdentifier") }
             var configuration: VaultDatabase.Configuration
-            if let invalidKeyLength {
-                throw VaultError.invalidKey("a master key must be exactly \(MasterKey.byteCount) bytes; the encryptionKey has \(invalidKeyLength)")
-            }
+            try refuseInvalidKeyLength()
             if let masterKey {
                 configuration = VaultDatabase.Configuration(fileURL: fileURL, masterKey: masterKey)
             } else if let keyStore, let keyIdentifier {
@@ -188,13 +186,18 @@ extension Vault {
             return configuration
         }
 
+        /// Throws for an `encryptionKey` that could not be a key (kept until now, when it is used).
+        private func refuseInvalidKeyLength() throws(VaultError) {
+            if let invalidKeyLength {
+                throw VaultError.invalidKey("a master key must be exactly \(MasterKey.byteCount) bytes; the encryptionKey has \(invalidKeyLength)")
+            }
+        }
+
         /// The key a copy written with this configuration is sealed under
         /// (``Vault/writeCopy(configuration:)``): its master key, or the one its key
         /// store holds under ``keyIdentifier``; nil when it names none.
         func keyForCopy() throws -> MasterKey? {
-            if let invalidKeyLength {
-                throw VaultError.invalidKey("a master key must be exactly \(MasterKey.byteCount) bytes; the encryptionKey has \(invalidKeyLength)")
-            }
+            try refuseInvalidKeyLength()
             if let masterKey { return masterKey }
             if let keyStore, let keyIdentifier { return try keyStore.loadKey(identifier: keyIdentifier) }
             return nil
