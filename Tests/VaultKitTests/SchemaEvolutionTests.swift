@@ -147,6 +147,9 @@ struct MigrationTests {
             migration.renameProperty(onType: "Contact", from: "phones", to: "numbers")
             migration.enumerateObjects(ofType: "Contact") { old, new in
                 guard let old, let new else { return }
+                // objectSchema of migration objects (Realm's): the stored class, then the code's.
+                #expect(old.objectSchema.className == "Contact" && old.objectSchema["firstName"] != nil && old.objectSchema["fullName"] == nil)
+                #expect(new.objectSchema["fullName"] != nil && new.objectSchema["firstName"] == nil)
                 new["fullName"] = "\(old["firstName"] as? String ?? "?") \(old["lastName"] as? String ?? "?")"
                 if (old["age"] as? Int ?? 0) > 23 { new["age"] = nil }
                 if old["id"] as? Int == 3 { migration.delete(new) }

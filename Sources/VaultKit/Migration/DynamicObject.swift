@@ -43,6 +43,15 @@ public final class DynamicObject: Object {
         set { self[member] = newValue }
     }
 
+    /// A migration's object: the old schema of its class for an old object, the new one for a new object.
+    override var unmanagedSchema: ObjectSchema? {
+        switch migrationStorage {
+        case nil: return nil
+        case .snapshot(let migration, _, _): return migration.oldSchema[migrationClassName]
+        case .live(_, let schema): return schema
+        }
+    }
+
     /// The object's class name.
     public var className: String { migrationStorage == nil ? (manager?.schema.className ?? "DynamicObject") : migrationClassName }
     var rowID: Int64 { migrationStorage == nil ? (manager?.rowID ?? 0) : migrationRowID }

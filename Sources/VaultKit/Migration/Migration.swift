@@ -53,11 +53,11 @@ public final class Migration {
 
     /// The schema the file stored before the migration (Realm's `oldSchema`):
     /// class and property names as stored, types, optionality, keys and indexes.
-    public var oldSchema: Schema {
-        Schema(plan.stored.map { className, definition in
-            ObjectSchema(storedClassName: className, properties: StoredProperty.parse(definition).values.sorted { $0.storedName < $1.storedName }.map(\.property))
-        })
-    }
+    public var oldSchema: Schema { storedSchema }
+    /// Built once per migration: old objects' `objectSchema` reads it too.
+    private lazy var storedSchema = Schema(plan.stored.map { className, definition in
+        ObjectSchema(storedClassName: className, properties: StoredProperty.parse(definition).values.sorted { $0.storedName < $1.storedName }.map(\.property))
+    })
     /// The code's schema, which the migration moves the data to (Realm's `newSchema`).
     public var newSchema: Schema { Schema(newSchemas.values) }
 

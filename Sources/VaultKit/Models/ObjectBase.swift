@@ -68,12 +68,17 @@ open class ObjectBase: CustomStringConvertible {
     /// with the reason, as it would when a vault opened with it.
     public var objectSchema: ObjectSchema {
         if let manager { return manager.schema }
+        if let schema = unmanagedSchema { return schema }
         do {
             return try ObjectSchema.schema(for: type(of: self))
         } catch {
             preconditionFailure("\(type(of: self)) is not a valid model class: \(error)")
         }
     }
+
+    /// The schema of an object with no manager that is not its class's: a
+    /// migration's dynamic object reads the old or the new schema of the class it stands for.
+    var unmanagedSchema: ObjectSchema? { nil }
 
     /// Key-value access by public property name (Realm's `object["name"]`):
     /// the value boxed (`nil` for nil or an unknown name). A managed model
