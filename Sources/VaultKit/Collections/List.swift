@@ -16,25 +16,25 @@ import VaultCore
 public final class List<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
     let binding: CollectionBinding?
-    /// A list nested in a managed mixed value (see NestedMixedCollection).
-    let nested: NestedMixedCollection?
+    /// A list kept elsewhere: nested in a managed mixed value, or a migration's (see DetachedElements).
+    let detached: DetachedElements?
     private var cached: [(entryID: Int64, element: Element)] = []
     private var cachedVersion: UInt64 = 0
 
     /// An empty, unmanaged list.
     public init() {
         binding = nil
-        nested = nil
+        detached = nil
     }
 
     init(binding: CollectionBinding) {
         self.binding = binding
-        nested = nil
+        detached = nil
     }
 
-    init(nested: NestedMixedCollection) {
+    init(detached: DetachedElements) {
         binding = nil
-        self.nested = nested
+        self.detached = detached
     }
 
     static var collectionKind: CollectionKind? { .list }
@@ -44,7 +44,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 
     /// The vault managing this list, if any.
-    public var vault: Vault? { binding?.vault ?? nested?.vault }
+    public var vault: Vault? { binding?.vault ?? detached?.vault }
 
     private var managedEntries: [(entryID: Int64, element: Element)] {
         guard let binding else { return [] }
@@ -63,7 +63,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     }
 
     private var elements: [Element] {
-        if let nested { return nested.listElements().compactMap { ($0 as Any) as? Element } }
+        if let detached { return detached.detachedElements().compactMap { detachedElement($0, as: Element.self) } }
         return binding == nil ? storage : managedEntries.map(\.element)
     }
 
@@ -73,8 +73,8 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
         guard let binding else {
             var entries: [(entryID: Int64?, element: Element)] = elements.map { (nil, $0) }
             change(&entries)
-            if let nested {
-                nested.replaceList(with: entries.compactMap { ($0.element as Any) as? AnyVaultValue })
+            if let detached {
+                detached.replaceDetachedElements(entries.map { detachedBox($0.element) })
             } else {
                 storage = entries.map(\.element)
             }
@@ -99,7 +99,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     /// Appends an element.
     public func append(_ element: Element) {
         guard let binding else {
-            if nested != nil { edit { $0.append((nil, element)) } } else { storage.append(element) }
+            if detached != nil { edit { $0.append((nil, element)) } } else { storage.append(element) }
             return
         }
         let encoded = binding.vault.encodeElement(element, property: binding.property, owner: binding.owner)

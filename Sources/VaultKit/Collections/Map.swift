@@ -21,23 +21,23 @@ extension String: MapKey {
 public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
     private var storage: [Key: Value] = [:]
     let binding: CollectionBinding?
-    /// A dictionary nested in a managed mixed value (see NestedMixedCollection).
-    let nested: NestedMixedCollection?
+    /// A dictionary kept elsewhere: nested in a managed mixed value, or a migration's (see DetachedElements).
+    let detached: DetachedElements?
 
     /// An empty, unmanaged map.
     public init() {
         binding = nil
-        nested = nil
+        detached = nil
     }
 
     init(binding: CollectionBinding) {
         self.binding = binding
-        nested = nil
+        detached = nil
     }
 
-    init(nested: NestedMixedCollection) {
+    init(detached: DetachedElements) {
         binding = nil
-        self.nested = nested
+        self.detached = detached
     }
 
     static var collectionKind: CollectionKind? { .map }
@@ -47,14 +47,14 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     var unmanagedEntries: [(key: String?, value: Any)] { entries.map { ($0.key.mapKeyString, $0.value as Any) } }
 
     /// The vault managing this map, if any.
-    public var vault: Vault? { binding?.vault ?? nested?.vault }
+    public var vault: Vault? { binding?.vault ?? detached?.vault }
 
     /// The entries, sorted by key.
     private var entries: [(key: Key, value: Value)] {
         guard let binding else {
-            if let nested {
-                return nested.dictionaryEntries().compactMap { entry in
-                    guard let key = Key(mapKeyString: entry.key), let value = (entry.value as Any) as? Value else { return nil }
+            if let detached {
+                return detached.detachedEntries().compactMap { entry in
+                    guard let key = Key(mapKeyString: entry.key), let value = detachedElement(entry.value, as: Value.self) else { return nil }
                     return (key, value)
                 }
             }
@@ -93,7 +93,7 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     /// Sets the value for `key`.
     public func updateValue(_ value: Value, forKey key: Key) {
         guard let binding else {
-            if nested != nil { editNested { $0[key.mapKeyString] = value } } else { storage[key] = value }
+            if detached != nil { editDetached { $0[key.mapKeyString] = value } } else { storage[key] = value }
             return
         }
         if let reason = Self.invalidKeyReason(key.mapKeyString) {
@@ -108,7 +108,7 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     /// Removes `key` (Realm's `removeObject(for:)`).
     public func removeObject(for key: Key) {
         guard let binding else {
-            if nested != nil { editNested { $0[key.mapKeyString] = nil } } else { storage[key] = nil }
+            if detached != nil { editDetached { $0[key.mapKeyString] = nil } } else { storage[key] = nil }
             return
         }
         binding.vault.mutateCollection(binding, binding.deleteMapKeySQL,
@@ -126,7 +126,7 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     /// Removes every key.
     public func removeAll() {
         guard let binding else {
-            if nested != nil { editNested { $0.removeAll() } } else { storage = [:] }
+            if detached != nil { editDetached { $0.removeAll() } } else { storage = [:] }
             return
         }
         binding.vault.mutateCollection(binding, binding.deleteAllEntriesSQL, [.integer(binding.ownerRowID)])
@@ -175,21 +175,19 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
 
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { entries.makeIterator() }
 
-    /// Rewrites a nested dictionary's entries (one statement on its owner).
-    private func editNested(_ change: (inout [String: Value]) -> Void) {
-        guard let nested else { return }
-        if let reason = invalidNestedKeyReason(change) {
-            nested.vault.deferError(VaultObjectError.invalidValue(className: "AnyVaultValue", property: "", reason: reason))
+    /// Rewrites a detached dictionary's entries (all at once, in its store).
+    private func editDetached(_ change: (inout [String: Value]) -> Void) {
+        guard let detached else { return }
+        if let reason = invalidDetachedKeyReason(change) {
+            detached.refuse(reason)
             return
         }
         var dictionary = Dictionary(uniqueKeysWithValues: entries.map { ($0.key.mapKeyString, $0.value) })
         change(&dictionary)
-        nested.replaceDictionary(with: dictionary.sorted { $0.key < $1.key }.compactMap { entry in
-            ((entry.value as Any) as? AnyVaultValue).map { (entry.key, $0) }
-        })
+        detached.replaceDetachedEntries(dictionary.sorted { $0.key < $1.key }.map { ($0.key, detachedBox($0.value)) })
     }
 
-    private func invalidNestedKeyReason(_ change: (inout [String: Value]) -> Void) -> String? {
+    private func invalidDetachedKeyReason(_ change: (inout [String: Value]) -> Void) -> String? {
         var probe: [String: Value] = [:]
         change(&probe)
         return probe.keys.lazy.compactMap { Map<String, Int>.invalidKeyReason($0) }.first

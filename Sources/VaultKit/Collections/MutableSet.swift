@@ -7,11 +7,24 @@ import VaultCore
 public final class MutableSet<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
     let binding: CollectionBinding?
+    /// A migration's set (see DetachedElements).
+    let detached: DetachedElements?
 
     /// An empty, unmanaged set.
-    public init() { binding = nil }
+    public init() {
+        binding = nil
+        detached = nil
+    }
 
-    init(binding: CollectionBinding) { self.binding = binding }
+    init(binding: CollectionBinding) {
+        self.binding = binding
+        detached = nil
+    }
+
+    init(detached: DetachedElements) {
+        binding = nil
+        self.detached = detached
+    }
 
     static var collectionKind: CollectionKind? { .set }
     static var elementType: any PersistableValue.Type { Element.self }
@@ -20,10 +33,13 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 
     /// The vault managing this set, if any.
-    public var vault: Vault? { binding?.vault }
+    public var vault: Vault? { binding?.vault ?? detached?.vault }
 
     private var elements: [Element] {
-        guard let binding else { return storage }
+        guard let binding else {
+            if let detached { return detached.detachedElements().compactMap { detachedElement($0, as: Element.self) } }
+            return storage
+        }
         return binding.vault.collectionEntries(binding).compactMap {
             binding.vault.decodeElement($0.value, as: Element.self, property: binding.property)
         }
@@ -38,6 +54,7 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
         }
         if let object = element as? ObjectBase {
             if let manager = object.manager { return AnyHashable("\(manager.schema.className)#\(manager.rowID)") }
+            if let dynamic = object as? DynamicObject, dynamic.isMigrationObject { return AnyHashable("\(dynamic.className)#\(dynamic.rowID)") }
             return AnyHashable(ObjectIdentifier(object))
         }
         return AnyHashable(element._vaultEncoded)
@@ -62,7 +79,7 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
     /// Adds `element` if it is not there yet.
     public func insert(_ element: Element) {
         guard let binding else {
-            if !contains(element) { storage.append(element) }
+            if !contains(element) { editUnbound { $0.append(element) } }
             return
         }
         let encoded = binding.vault.encodeElement(element, property: binding.property, owner: binding.owner)
@@ -78,7 +95,7 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
     public func remove(_ element: Element) {
         guard let binding else {
             let key = identity(element)
-            storage.removeAll { identity($0) == key }
+            editUnbound { $0.removeAll { identity($0) == key } }
             return
         }
         let encoded = binding.vault.encodeElement(element, property: binding.property, owner: binding.owner)
@@ -87,7 +104,7 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
 
     /// Removes every element.
     public func removeAll() {
-        guard let binding else { storage = []; return }
+        guard let binding else { editUnbound { $0.removeAll() }; return }
         binding.vault.mutateCollection(binding, binding.deleteAllEntriesSQL, [.integer(binding.ownerRowID)])
     }
 
@@ -115,6 +132,17 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
     public func intersects<S: Sequence>(_ other: S) -> Bool where S.Element == Element {
         let theirs = Set(other.map { identity($0) })
         return elements.contains { theirs.contains(identity($0)) }
+    }
+
+    /// Changes the elements of an unmanaged set in memory, of a detached one in its store.
+    private func editUnbound(_ change: (inout [Element]) -> Void) {
+        guard let detached else {
+            change(&storage)
+            return
+        }
+        var current = elements
+        change(&current)
+        detached.replaceDetachedElements(current.map { detachedBox($0) })
     }
 
     func assignUnmanaged(from value: Any) -> Bool {

@@ -9,10 +9,14 @@ import VaultCore
 /// and sets it inside a write. In a migration an old object holds the values
 /// it had before the block ran, keyed by the names the file stored, and a new
 /// object reads and writes its row in the new schema. Values come back as the
-/// property's Swift type (`Int`, `String`, `Date`, …, an object for a link). A
-/// migration's old object gives a list or set as an array and a map as a
-/// dictionary of its old elements; new objects' collections are not set this
-/// way (use `renameProperty` to move one).
+/// property's Swift type (`Int`, `String`, `Date`, …, a `DynamicObject` for a
+/// link). A list, set or map comes back as a live, typed collection, as in
+/// Realm — `object["dogs"] as! List<DynamicObject>`, `object["tags"] as!
+/// MutableSet<String>`, `object["scores"] as! Map<String, Int>` (see
+/// ``Object/dynamicList(_:)``; the element types are listed there). A migration's
+/// old object's collections are read-only; a new object's can be changed in
+/// place or set from an array (a map from a dictionary), and a link or an
+/// element may be set to an unmanaged object, which the migration adds.
 ///
 /// Properties can also be named as members, as in Realm: `oldObject.name` is
 /// `oldObject["name"]`.
@@ -52,6 +56,9 @@ public final class DynamicObject: Object {
         }
     }
 
+    /// Whether this is an object of a running migration (old or new).
+    var isMigrationObject: Bool { migrationStorage != nil }
+
     /// The object's class name.
     public var className: String { migrationStorage == nil ? (manager?.schema.className ?? "DynamicObject") : migrationClassName }
     var rowID: Int64 { migrationStorage == nil ? (manager?.rowID ?? 0) : migrationRowID }
@@ -65,7 +72,11 @@ public final class DynamicObject: Object {
                 return super[key]
             case .snapshot(let migration, let values, let layout):
                 guard let property = layout[key] else { return nil }
-                if property.isCollection { return migration.oldCollection(property, className: className, ownerRowID: rowID) }
+                if property.isCollection {
+                    let store = MigrationCollection(migration: migration, className: className, ownerRowID: rowID, property: property.property,
+                                                    table: property.sideTable(of: className), side: .old)
+                    return DynamicCollection.make(property.property, .detached(store))
+                }
                 guard let value = values[key] else { return nil }
                 if let linked = property.linkedClass {
                     guard let target = value.int64 else { return nil }
@@ -73,8 +84,10 @@ public final class DynamicObject: Object {
                 }
                 return property.valueType.flatMap { BoxedValues.decode(value, as: $0) }
             case .live(let migration, let schema):
-                guard let index = schema.index(ofProperty: key), schema.properties[index].isColumn else { return nil }
+                guard let index = schema.index(ofProperty: key) else { return nil }
                 let property = schema.properties[index]
+                if property.collectionKind != nil { return DynamicCollection.make(property, .detached(newCollection(migration, schema, property))) }
+                guard property.isColumn else { return nil }
                 var value: DatabaseValue = .null
                 migration.run(className: className, property: key) { db in
                     value = try db.fetchOne("SELECT \(property.columnSQL) FROM \(schema.tableName) WHERE \"_vk_id\" = ?", arguments: [.integer(rowID)])?[0] ?? .null
@@ -93,10 +106,22 @@ public final class DynamicObject: Object {
             case .snapshot:
                 preconditionFailure("\(className).\(key): the old object of a migration is read-only; write to the new object")
             case .live(let migration, let schema):
-                guard let index = schema.index(ofProperty: key), schema.properties[index].isColumn else {
-                    preconditionFailure("\(className) has no property '\(key)' that a migration can set (lists, sets and maps excepted)")
+                guard let index = schema.index(ofProperty: key), schema.properties[index].originProperty == nil else {
+                    preconditionFailure("\(className) has no property '\(key)' that a migration can set")
                 }
-                guard let encoded = BoxedValues.encode(newValue, for: index, of: schema) else {
+                let property = schema.properties[index]
+                if property.collectionKind != nil {
+                    let store = newCollection(migration, schema, property)
+                    switch CollectionContents.entries(of: newValue, isMap: property.collectionKind == .map) {
+                    case .success(let entries): store.store(entries.map { ($0.key, detachedBox($0.value)) })
+                    case .failure(let refusal): store.refuse(refusal.reason)
+                    }
+                    return
+                }
+                let encoded = property.type == .object
+                    ? property.objectClassName.flatMap { migration.reference(to: newValue, ofClass: $0) }
+                    : BoxedValues.encode(newValue, for: index, of: schema)
+                guard let encoded else {
                     migration.record(VaultObjectError.invalidValue(className: className, property: key, reason: "the migration set a value that is not a \(schema.properties[index].objectClassName ?? schema.properties[index].type.rawValue)"))
                     return
                 }
@@ -108,6 +133,12 @@ public final class DynamicObject: Object {
     }
 
     public override var description: String { migrationStorage == nil ? super.description : "\(className) (row \(rowID))" }
+
+    /// A new object's collection property, in the new schema's side table.
+    private func newCollection(_ migration: Migration, _ schema: ObjectSchema, _ property: Property) -> MigrationCollection {
+        MigrationCollection(migration: migration, className: className, ownerRowID: rowID, property: property,
+                            table: schema.collectionTableName(for: property), side: .new(schema))
+    }
 }
 
 /// Values without a Swift class: a stored value as its property type's Swift
@@ -154,31 +185,14 @@ extension Migration {
     /// The object a link of an old object points at, with its old values.
     func oldObject(ofClass className: String, rowID: Int64) -> DynamicObject? {
         guard let definition = plan.stored[className] else { return nil }
-        let layout = StoredProperty.parse(definition).filter { !$0.value.isCollection }
+        let layout = StoredProperty.parse(definition)
         let rebuilt = plan.toRebuild.contains { $0.schema.className == className }
         let table = quoteIdentifier(rebuilt ? SchemaChange.oldTableName(className) : className)
-        let ordered = layout.values.sorted { $0.storedName < $1.storedName }
+        let ordered = layout.values.filter { !$0.isCollection }.sorted { $0.storedName < $1.storedName }
         let list = ordered.map(\.columnSQL).joined(separator: ", ")
         guard !ordered.isEmpty, let row = try? database.fetchOne("SELECT \(list) FROM \(table) WHERE \"_vk_id\" = ?", arguments: [.integer(rowID)]) else { return nil }
         var values: [String: DatabaseValue] = [:]
         for (offset, property) in ordered.enumerated() { values[property.storedName] = row[offset] }
         return DynamicObject(className: className, rowID: rowID, storage: .snapshot(self, values, layout))
-    }
-
-    /// An old object's list or set (an array) or map (a dictionary), as the file stored it.
-    func oldCollection(_ property: StoredProperty, className: String, ownerRowID: Int64) -> Any? {
-        let kind = property.collectionKindName ?? "list"
-        let element = String(property.element.drop { $0 != "<" }.dropFirst().dropLast())
-        let table = property.sideTable(of: className)
-        let order = kind == "list" ? " ORDER BY \"_vk_position\"" : (kind == "map" ? " ORDER BY \"key\"" : "")
-        let keyColumn = kind == "map" ? "\"key\"" : "NULL"
-        guard let rows = try? database.fetchAll("SELECT \(keyColumn), \"value\" FROM \(table) WHERE \"_vk_owner\" = ?\(order)", arguments: [.integer(ownerRowID)]) else { return nil }
-        let type = PropertyType(rawValue: element)
-        let values = rows.map { row -> (String?, Any?) in
-            let value: Any? = type.map { BoxedValues.decode(row[1], as: $0) } ?? row[1].int64.flatMap { oldObject(ofClass: element, rowID: $0) }
-            return (row[0].string, value)
-        }
-        if kind == "map" { return Dictionary(values.compactMap { entry in entry.0.map { ($0, entry.1 as Any) } }, uniquingKeysWith: { first, _ in first }) }
-        return values.map { $0.1 as Any }
     }
 }

@@ -43,6 +43,8 @@ public final class Migration {
     /// The first failure: the rest is skipped and the migration rolled back with it.
     private(set) var error: Swift.Error?
     private var deletedClasses: Set<String> = []
+    /// Unmanaged objects the block linked, and the rows made for them: linked again, an object is not created twice.
+    var createdForObjects: [ObjectIdentifier: (object: ObjectBase, rowID: Int64)] = [:]
 
     init(database: Database, plan: SchemaPlan, schemas: [ObjectSchema], path: String) {
         self.database = database
@@ -82,17 +84,28 @@ public final class Migration {
 
     /// Creates an object of the class with the given values (a dictionary by
     /// property name, or an array in property order); unset properties get
-    /// their type's zero value (optionals nil). Lists, sets and maps are not set this way.
+    /// their type's zero value (optionals nil). A link may be given as a
+    /// migration object or an unmanaged object (created too), a list or set as
+    /// an array, a map as a dictionary.
     @discardableResult
     public func create(_ typeName: String, value: Any = [Any]()) -> MigrationObject {
         guard let schema = newSchemas[typeName] else { preconditionFailure("Migration.create: \(typeName) is not a class of the new schema") }
+        /// The value given for a property: `.none` when not given (the default applies), `.some(nil)` for nil.
+        func given(_ position: Int, _ property: Property) -> Any?? {
+            if let dictionary = value as? [String: Any] {
+                return dictionary.index(forKey: property.name).map { dictionary[$0].value }
+            }
+            return (value as? [Any]).flatMap { position < $0.count ? .some($0[position]) : nil }
+        }
         var columns: [String] = [], arguments: [DatabaseValue] = []
         for (position, index) in schema.properties.indices.enumerated() where schema.properties[index].isColumn {
             let property = schema.properties[index]
-            let given: Any?? = (value as? [String: Any]).map { $0[property.name] } ?? (value as? [Any]).flatMap { position < $0.count ? .some($0[position]) : nil }
             columns.append(property.columnSQL)
-            if let given {
-                guard let encoded = BoxedValues.encode(given, for: index, of: schema) else {
+            if let given = given(position, property) {
+                let encoded = property.type == .object
+                    ? property.objectClassName.flatMap { reference(to: given, ofClass: $0) }
+                    : BoxedValues.encode(given, for: index, of: schema)
+                guard let encoded else {
                     record(VaultObjectError.invalidValue(className: typeName, property: property.name, reason: "the value given to Migration.create is not a \(property.type.rawValue)"))
                     return DynamicObject(className: typeName, rowID: 0, storage: .live(self, schema))
                 }
@@ -104,7 +117,11 @@ public final class Migration {
         let sql = columns.isEmpty ? "INSERT INTO \(schema.tableName) DEFAULT VALUES"
             : "INSERT INTO \(schema.tableName) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
         run(className: typeName, property: schema.primaryKeyProperty?.name) { db in try db.execute(sql, arguments: arguments) }
-        return DynamicObject(className: typeName, rowID: database.lastInsertedRowID, storage: .live(self, schema))
+        let created = DynamicObject(className: typeName, rowID: database.lastInsertedRowID, storage: .live(self, schema))
+        for (position, property) in schema.properties.enumerated() where property.collectionKind != nil {
+            if let given = given(position, property) { created[property.name] = given }
+        }
+        return created
     }
 
     /// Deletes an object of the new schema (a `newObject` of `enumerateObjects`, or one `create` returned).

@@ -325,11 +325,3 @@ enum MixedValueError: Swift.Error {
     case tooDeep
     case unmanagedObject
 }
-
-/// A collection element given as a plain value (`Object(value:)`): itself, or
-/// for mixed collections its ``AnyVaultValue`` (`1` is `.int(1)`).
-func boxedElement<Element>(_ value: Any, as _: Element.Type) -> Element? {
-    if let element = value as? Element { return element }
-    guard Element.self == AnyVaultValue.self else { return nil }
-    return (AnyVaultValue(boxed: value) as Any) as? Element
-}

@@ -19,12 +19,12 @@ final class NestedMixedCollection {
         case mapEntry(CollectionBinding, key: String)
     }
 
-    let vault: Vault
+    let owningVault: Vault
     let root: Root
     let path: [MixedSQLFunctions.PathStep]
 
     init(vault: Vault, root: Root, path: [MixedSQLFunctions.PathStep]) {
-        self.vault = vault
+        self.owningVault = vault
         self.root = root
         self.path = path
     }
@@ -45,45 +45,45 @@ final class NestedMixedCollection {
         case .property(let manager, let index):
             stored = manager.currentValue(at: index)
         case .listEntry(let binding, let entryID):
-            stored = vault.query { db in try db.cachedStatement(binding.selectEntryValueSQL).fetchAll([.integer(entryID)]).first?[0] } ?? .null
+            stored = owningVault.query { db in try db.cachedStatement(binding.selectEntryValueSQL).fetchAll([.integer(entryID)]).first?[0] } ?? .null
         case .mapEntry(let binding, let key):
-            stored = vault.query { db in try db.cachedStatement(binding.selectMapValueSQL).fetchAll([.integer(binding.ownerRowID), .text(key)]).first?[0] } ?? .null
+            stored = owningVault.query { db in try db.cachedStatement(binding.selectMapValueSQL).fetchAll([.integer(binding.ownerRowID), .text(key)]).first?[0] } ?? .null
         }
         return (try? MixedCodec.decode(stored)) ?? .none
     }
 
     /// The collection itself; `.none` once it was replaced or removed.
     func current() -> MixedValue {
-        vault.exclusiveIfFrozen { MixedSQLFunctions.follow(rootValue(), path[...]).first ?? .none }
+        owningVault.exclusiveIfFrozen { MixedSQLFunctions.follow(rootValue(), path[...]).first ?? .none }
     }
 
     /// The list's elements, live.
     func listElements() -> [AnyVaultValue] {
         guard case .list(let elements) = current() else { return [] }
-        return elements.enumerated().map { vault.liveMixed($1, root: root, path: path + [.index($0)]) }
+        return elements.enumerated().map { owningVault.liveMixed($1, root: root, path: path + [.index($0)]) }
     }
 
     /// The dictionary's entries sorted by key, live.
     func dictionaryEntries() -> [(key: String, value: AnyVaultValue)] {
         guard case .dictionary(let entries) = current() else { return [] }
-        return entries.map { ($0.key, vault.liveMixed($0.value, root: root, path: path + [.key($0.key)])) }
+        return entries.map { ($0.key, owningVault.liveMixed($0.value, root: root, path: path + [.key($0.key)])) }
     }
 
     // MARK: Writing
 
     /// Replaces the list's elements (inside a write).
     func replaceList(with elements: [AnyVaultValue]) {
-        store { depth in .list(try elements.map { try vault.storedMixed($0, depth: depth + 1) }) }
+        store { depth in .list(try elements.map { try owningVault.storedMixed($0, depth: depth + 1) }) }
     }
 
     /// Replaces the dictionary's entries (inside a write).
     func replaceDictionary(with entries: [(key: String, value: AnyVaultValue)]) {
-        store { depth in .dictionary(try entries.map { ($0.key, try vault.storedMixed($0.value, depth: depth + 1)) }) }
+        store { depth in .dictionary(try entries.map { ($0.key, try owningVault.storedMixed($0.value, depth: depth + 1)) }) }
     }
 
     private func store(_ makeValue: (Int) throws -> MixedValue) {
-        precondition(!vault.session.isFrozen, "Cannot modify a nested collection of the frozen \(ownerDescription): frozen objects never change")
-        precondition(vault.isInWriteTransaction, "Cannot modify a nested collection of \(ownerDescription) outside a write transaction: wrap the change in vault.write { … }")
+        precondition(!owningVault.session.isFrozen, "Cannot modify a nested collection of the frozen \(ownerDescription): frozen objects never change")
+        precondition(owningVault.isInWriteTransaction, "Cannot modify a nested collection of \(ownerDescription) outside a write transaction: wrap the change in owningVault.write { … }")
         do {
             let replacement = try makeValue(path.count)
             guard let updated = rootValue().replacing(at: path[...], with: replacement) else {
@@ -94,12 +94,12 @@ final class NestedMixedCollection {
             case .property(let manager, let index):
                 manager.write(encoded: encoded, at: index)
             case .listEntry(let binding, let entryID):
-                vault.mutateCollection(binding, binding.updateEntryValueSQL, [encoded, .integer(entryID)])
+                owningVault.mutateCollection(binding, binding.updateEntryValueSQL, [encoded, .integer(entryID)])
             case .mapEntry(let binding, let key):
-                vault.mutateCollection(binding, binding.insertEntrySQL, [.integer(binding.ownerRowID), .text(key), encoded])
+                owningVault.mutateCollection(binding, binding.insertEntrySQL, [.integer(binding.ownerRowID), .text(key), encoded])
             }
         } catch {
-            vault.deferError(vault.mixedError(error, ownerDescription))
+            owningVault.deferError(owningVault.mixedError(error, ownerDescription))
         }
     }
 }

@@ -88,6 +88,6 @@ extension NestedMixedCollection {
 
     /// Registers an observation of this nested collection.
     func observe(_ block: @escaping (NestedMixedObservation.Change) -> Void) -> NotificationToken {
-        vault.register(NestedMixedObservation(nested: self, block: block))
+        owningVault.register(NestedMixedObservation(nested: self, block: block))
     }
 }

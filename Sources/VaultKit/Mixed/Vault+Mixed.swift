@@ -13,10 +13,10 @@ extension Vault {
                 return (object(className: className, rowID: rowID) as? Object).map { .object($0) } ?? AnyVaultValue.none
             case .list:
                 guard let root else { return nil }
-                return .list(List(nested: NestedMixedCollection(vault: self, root: root, path: path)))
+                return .list(List(detached: NestedMixedCollection(vault: self, root: root, path: path)))
             case .dictionary:
                 guard let root else { return nil }
-                return .dictionary(Map(nested: NestedMixedCollection(vault: self, root: root, path: path)))
+                return .dictionary(Map(detached: NestedMixedCollection(vault: self, root: root, path: path)))
             default:
                 return nil
             }

@@ -89,7 +89,8 @@ extension ObjectBase {
             let binding = CollectionBinding(vault: manager.vault, owner: schema, ownerRowID: manager.rowID, propertyIndex: index)
             let property = schema.properties[index]
             // A model object gives its live, typed collection, as Realm's `object["dogs"]` does;
-            // a DynamicObject (no Swift type to give) its elements, as an array or a dictionary.
+            // a DynamicObject one typed by the stored property (List<DynamicObject> for links).
+            if liveCollections, property.originProperty == nil, self is DynamicObject { return DynamicCollection.make(property, .managed(binding)) }
             if liveCollections, !(self is DynamicObject), let live = schema.accessors[index].makeLiveCollection { return live(binding) }
             if property.originProperty != nil { return manager.vault.linkingObjects(binding) }
             let entries = manager.vault.collectionEntries(binding).map { entry -> (String?, Any?) in
@@ -106,6 +107,8 @@ extension ObjectBase {
         if let manager {
             if schema.properties[index].type == .object {
                 guard let rowID = manager.storage[index].int64, let target = schema.properties[index].objectClassName else { return nil }
+                // A dynamic object's links are dynamic objects, as in Realm.
+                if self is DynamicObject { return manager.vault.dynamicObject(className: target, rowID: rowID) }
                 return manager.vault.object(className: target, rowID: rowID)
             }
             if schema.properties[index].type == .mixed {
@@ -180,20 +183,10 @@ extension ObjectBase {
         let property = schema.properties[index]
         let vault = manager.vault
         let elements: [(key: String?, value: Any)]
-        if property.collectionKind == .map {
-            guard let dictionary = value as? [String: Any] else {
-                vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a map is set from a dictionary of String keys"))
-                return
-            }
-            elements = dictionary.sorted { $0.key < $1.key }.map { (key: Optional($0.key), value: $0.value) }
-        } else if let array = value as? [Any] {
-            elements = array.map { (key: nil, value: $0) }
-        } else if !(value is String), let sequence = value as? any Sequence {
-            // Another List or MutableSet (managed or not), or any sequence of elements.
-            func elementsOf<S: Sequence>(_ sequence: S) -> [Any] { sequence.map { $0 as Any } }
-            elements = elementsOf(sequence).map { (key: nil, value: $0) }
-        } else {
-            vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: "a list or set is set from an array"))
+        switch CollectionContents.entries(of: value, isMap: property.collectionKind == .map) {
+        case .success(let entries): elements = entries
+        case .failure(let refusal):
+            vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: refusal.reason))
             return
         }
         let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: manager.rowID, propertyIndex: index)
@@ -210,4 +203,30 @@ extension ObjectBase {
     /// a managed object. A collection property is set from an array (a map from a
     /// dictionary), replacing its contents.
     public func setValue(_ value: Any?, forKey key: String) { self[key] = value }
+}
+
+/// The entries a collection property is set from by key-value coding: an
+/// array or any sequence of elements (another `List` or `MutableSet`), a
+/// dictionary of `String` keys or a `Map` for a map; `nil` empties it.
+enum CollectionContents {
+    struct Refusal: Error {
+        let reason: String
+    }
+
+    static func entries(of value: Any?, isMap: Bool) -> Result<[(key: String?, value: Any)], Refusal> {
+        guard let value, !(value is NSNull) else { return .success([]) }
+        if let collection = value as? any PersistableCollection {
+            return .success(collection.unmanagedEntries)
+        }
+        if isMap {
+            guard let dictionary = value as? [String: Any] else { return .failure(Refusal(reason: "a map is set from a dictionary of String keys")) }
+            return .success(dictionary.sorted { $0.key < $1.key }.map { (key: Optional($0.key), value: $0.value) })
+        }
+        if let array = value as? [Any] { return .success(array.map { (key: nil, value: $0) }) }
+        if !(value is String), let sequence = value as? any Sequence {
+            func elementsOf<S: Sequence>(_ sequence: S) -> [Any] { sequence.map { $0 as Any } }
+            return .success(elementsOf(sequence).map { (key: nil, value: $0) })
+        }
+        return .failure(Refusal(reason: "a list or set is set from an array"))
+    }
 }

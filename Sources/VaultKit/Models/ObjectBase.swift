@@ -130,6 +130,9 @@ open class ObjectBase: CustomStringConvertible {
     public func isSameObject(as other: ObjectBase?) -> Bool {
         guard let other else { return false }
         if self === other { return true }
+        if let mine = self as? DynamicObject, let theirs = other as? DynamicObject, mine.isMigrationObject, theirs.isMigrationObject {
+            return mine.className == theirs.className && mine.rowID == theirs.rowID
+        }
         guard let mine = manager, let theirs = other.manager else { return false }
         return mine.schema === theirs.schema && mine.rowID == theirs.rowID && mine.vault.path == theirs.vault.path
     }
@@ -159,6 +162,9 @@ open class Object: ObjectBase, Hashable {
         if let manager {
             hasher.combine(manager.schema.className)
             hasher.combine(manager.rowID)
+        } else if let dynamic = self as? DynamicObject, dynamic.isMigrationObject {
+            hasher.combine(dynamic.className)
+            hasher.combine(dynamic.rowID)
         } else {
             hasher.combine(ObjectIdentifier(self))
         }

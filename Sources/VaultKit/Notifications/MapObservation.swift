@@ -89,7 +89,7 @@ extension Map {
     /// `.initial`, then the keys removed, added and modified — a key set again
     /// (even to the same value) or, for maps of objects, whose object was written.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
-        if let nested {
+        if let nested = detached as? NestedMixedCollection {
             // A dictionary in a mixed value: compared with its last delivered contents.
             return nested.observe { [self] change in
                 switch change {

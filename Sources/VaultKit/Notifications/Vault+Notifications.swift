@@ -261,7 +261,7 @@ extension List {
     /// move is a deletion and an insertion), and modifications of entries and
     /// of the objects they hold. Realm's `observe(keyPaths:_:)`.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<List<Element>>) -> Void) -> NotificationToken {
-        if let nested {
+        if let nested = detached as? NestedMixedCollection {
             // A list in a mixed value: compared with its last delivered contents.
             return nested.observe { [self] change in
                 switch change {

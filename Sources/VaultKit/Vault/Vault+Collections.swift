@@ -103,6 +103,12 @@ extension Vault {
     /// Encodes a collection element for storage, adding linked objects and copying embedded ones.
     func encodeElement(_ element: Any, property: Property, owner: ObjectSchema) -> DatabaseValue {
         if property.type == .object {
+            // A DynamicObject stands for a stored object of its class: it can only be linked as itself.
+            if let dynamic = element as? DynamicObject, dynamic.manager?.schema.className != property.objectClassName {
+                deferError(VaultObjectError.invalidValue(className: owner.className, property: property.name,
+                                                         reason: "a DynamicObject of class \(dynamic.className) cannot be an element of a collection of \(property.objectClassName ?? "objects")"))
+                return .null
+            }
             return storedReference(to: element as? ObjectBase)
         }
         if property.type == .mixed {
@@ -120,6 +126,8 @@ extension Vault {
         }
         if property.type == .object {
             guard let rowID = stored.int64, let target = property.objectClassName else { return Element._vaultDecode(.null) }
+            // A collection of DynamicObjects (the dynamic API's) holds them whatever the class.
+            if Element._vaultLinkTarget == DynamicObject.self { return (dynamicObject(className: target, rowID: rowID) as Any) as? Element }
             return (object(className: target, rowID: rowID) as Any) as? Element
         }
         return Element._vaultDecode(stored)

@@ -48,6 +48,13 @@ extension Vault {
     /// unmanaged; an embedded object is stored as a new row owned by the caller.
     func storedReference(to object: ObjectBase?) -> DatabaseValue {
         guard let object else { return .null }
+        if let dynamic = object as? DynamicObject {
+            // Not a model class: only an object of this vault it reads can be linked.
+            if let manager = dynamic.manager, manager.vault.path == path { return .integer(manager.rowID) }
+            deferError(VaultObjectError.invalidValue(className: dynamic.className, property: "",
+                                                     reason: "a DynamicObject can be linked only in the vault it was read from"))
+            return .null
+        }
         // A new object being inserted further up (a cycle): its row exists already.
         if let progress = session.rowsInProgress[ObjectIdentifier(object)], let rowID = progress { return .integer(rowID) }
         do {

@@ -348,10 +348,12 @@ public actor StudioStore {
 
     private func render(_ value: Any?, property: Property, vault: Vault, token: String, preview: Int = previewCount) -> String {
         guard let value, !(value is NSNull) else { return "<span class=\"muted\">nil</span>" }
+        if let collection = value as? StudioCollection { return render(collection.studioContents, property: property, vault: vault, token: token, preview: preview) }
         if let object = value as? ObjectBase { return link(to: object, vault: vault, token: token) }
         if let array = value as? [Any] {
             let items = array.prefix(preview).map { element -> String in
                 if let object = element as? ObjectBase { return link(to: object, vault: vault, token: token) }
+                if element is NSNull { return "nil" }
                 return HTML.escape(Self.scalarText(element))
             }
             let more = array.count > preview ? ", …" : ""
@@ -361,7 +363,7 @@ public actor StudioStore {
             let items = dictionary.keys.sorted().prefix(preview).map { key -> String in
                 let element = dictionary[key]
                 let text: String
-                if let object = element as? ObjectBase { text = link(to: object, vault: vault, token: token) } else { text = HTML.escape(element.map(Self.scalarText) ?? "nil") }
+                if let object = element as? ObjectBase { text = link(to: object, vault: vault, token: token) } else { text = element is NSNull ? "nil" : HTML.escape(element.map(Self.scalarText) ?? "nil") }
                 return "\(HTML.escape(key)): \(text)"
             }
             let more = dictionary.count > preview ? ", …" : ""

@@ -81,6 +81,8 @@ struct StudioHTTPTests {
         #expect(person.body.contains("href=\"/\(token)/object/StudioDog/Rex\""))
         #expect(person.body.contains("href=\"/\(token)/object/StudioPerson/2\""))
         #expect(person.body.contains("StudioAddress {city: Oslo, street: Karl Johans gate}"))
+        #expect(person.body.contains("2 items"), "the list of friends")
+        #expect(person.body.contains("2 entries</span>: desk: nil, team: blue"), "a map, a nil value included")
         let rex = try await http(base + "object/StudioDog/Rex")
         #expect(rex.body.contains("StudioPerson.dog (1)"))
         let friend = try await http(base + "object/StudioPerson/3")

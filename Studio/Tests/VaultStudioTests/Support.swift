@@ -15,6 +15,7 @@ final class StudioPerson: Object {
     @Persisted var friends: List<StudioPerson>
     @Persisted var born: Date?
     @Persisted var address: StudioAddress?
+    @Persisted var labels: Map<String, String?>
 }
 
 final class StudioAddress: EmbeddedObject {
@@ -73,6 +74,8 @@ final class StudioFixture: @unchecked Sendable {
             people[0].address = StudioAddress(value: ["city": "Oslo", "street": "Karl Johans gate"])
             people[0].friends.append(people[1])
             people[0].friends.append(people[2])
+            people[0].labels["team"] = "blue"
+            people[0].labels["desk"] = .some(nil)
             vault.add(StudioNote(value: ["text": "first <note>"]))
             vault.add(StudioNote(value: ["text": "second"]))
         }

@@ -1,0 +1,42 @@
+import Foundation
+
+/// A collection element given as a plain value (`Object(value:)`, key-value
+/// coding, a migration): itself; for mixed collections its ``AnyVaultValue``
+/// (`1` is `.int(1)`); a number of another width when it converts exactly, as
+/// Realm converts them — `[3, 5]` fills a `List<Int8>`, `[1.5]` a
+/// `List<Float>`, `[2]` a `List<Double>`.
+func boxedElement<Element>(_ value: Any, as _: Element.Type) -> Element? {
+    if let element = value as? Element { return element }
+    if Element.self == AnyVaultValue.self { return (AnyVaultValue(boxed: value) as Any) as? Element }
+    return convertedNumber(value, as: Element.self)
+}
+
+/// `value` as the integer or floating-point type `Element` (or its optional), when it is a number that fits.
+private func convertedNumber<Element>(_ value: Any, as _: Element.Type) -> Element? {
+    func exactly<Target: BinaryInteger>(_: Target.Type) -> Element? {
+        guard Element.self == Target.self || Element.self == Target?.self else { return nil }
+        let converted: Target? = if let integer = value as? any BinaryInteger {
+            Target(exactly: integer)
+        } else if let double = value as? Double {
+            Target(exactly: double)
+        } else {
+            nil
+        }
+        return converted.flatMap { $0 as? Element }
+    }
+    func floating<Target: BinaryFloatingPoint>(_: Target.Type) -> Element? {
+        guard Element.self == Target.self || Element.self == Target?.self else { return nil }
+        let converted: Target? = if let integer = value as? any BinaryInteger {
+            Target(exactly: integer)
+        } else if let double = value as? Double {
+            Target(double)
+        } else if let float = value as? Float {
+            Target(float)
+        } else {
+            nil
+        }
+        return converted.flatMap { $0 as? Element }
+    }
+    return exactly(Int.self) ?? exactly(Int8.self) ?? exactly(Int16.self) ?? exactly(Int32.self) ?? exactly(Int64.self)
+        ?? floating(Double.self) ?? floating(Float.self)
+}
