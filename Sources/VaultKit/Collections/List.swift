@@ -156,6 +156,15 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
         }
     }
 
+    /// Puts the elements in the order `order` gives (positions of the current elements).
+    func reorder(_ order: ([(entryID: Int64?, element: Element)]) -> [Int]) {
+        edit { entries in
+            let positions = order(entries)
+            precondition(positions.sorted() == Array(entries.indices), "a reordering must use every position once")
+            entries = positions.map { entries[$0] }
+        }
+    }
+
     /// Swaps two elements.
     public func swapAt(_ first: Int, _ second: Int) {
         edit { $0.swapAt(first, second) }

@@ -21,6 +21,8 @@ protocol PersistableCollection: PersistableValue {
     static func makeManaged(_ binding: CollectionBinding) -> Self
     /// The entries of an unmanaged instance: (map key or nil, element).
     var unmanagedEntries: [(key: String?, value: Any)] { get }
+    /// The managed property this instance reads, if it is managed.
+    var binding: CollectionBinding? { get }
     /// Fills an unmanaged instance from an array (maps: a dictionary); false if an element does not fit.
     func assignUnmanaged(from value: Any) -> Bool
 }

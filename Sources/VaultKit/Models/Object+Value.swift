@@ -182,6 +182,9 @@ extension ObjectBase {
     fileprivate func replaceCollection(at index: Int, schema: ObjectSchema, manager: ManagedObject, with value: Any?) {
         let property = schema.properties[index]
         let vault = manager.vault
+        let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: manager.rowID, propertyIndex: index)
+        // `object["dogs"] = object["dogs"]`: already in place.
+        if let current = (value as? any PersistableCollection)?.binding, current.isSame(as: binding) { return }
         let elements: [(key: String?, value: Any)]
         switch CollectionContents.entries(of: value, isMap: property.collectionKind == .map) {
         case .success(let entries): elements = entries
@@ -189,7 +192,6 @@ extension ObjectBase {
             vault.deferError(VaultObjectError.invalidValue(className: schema.className, property: property.name, reason: refusal.reason))
             return
         }
-        let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: manager.rowID, propertyIndex: index)
         let encoded = elements.map { (key: $0.key, value: vault.encodeElement($0.value, property: property, owner: schema)) }
         vault.replaceCollection(binding, with: encoded)
     }

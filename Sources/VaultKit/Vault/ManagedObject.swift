@@ -187,6 +187,9 @@ final class ManagedObject {
             // LinkingObjects cannot be assigned.
             guard let collection = newValue as? any PersistableCollection, property.collectionKind != nil else { return }
             let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: rowID, propertyIndex: index)
+            // The property's own collection assigned back (`person.dogs.reverse()` ends with the setter):
+            // it is already in place; rewriting it would delete and re-add every entry.
+            if let current = collection.binding, current.isSame(as: binding) { return }
             let entries = collection.unmanagedEntries.map { (key: $0.key, value: vault.encodeElement($0.value, property: property, owner: schema)) }
             vault.replaceCollection(binding, with: entries)
             return
