@@ -67,4 +67,86 @@ struct SectionedResultsTests {
             "update [\"A\", \"B\", \"C\"] -[0.1] +[1.2] ~[0.0] sections +[2] -[2]",
         ])
     }
+
+    @Test("a section is live: after a change it holds its key's objects, and none once they are gone; freeze and thaw keep the key")
+    func liveSection() throws {
+        let vault = try namesVault()
+        let byLetter = vault.objects(TItem.self).sectioned(sortDescriptors: ["name"]) { String($0.name.prefix(1)) }
+        let bSection = byLetter[1]
+        let frozen = bSection.freeze()
+        try vault.write {
+            vault.add(TItem(6, "Abe"))                                                       // before B: moves B's positions
+            vault.add(TItem(7, "Bea"))
+        }
+        #expect(bSection.key == "B" && bSection.map(\.name) == ["Barbara", "Bea", "Bob"])
+        #expect(frozen.isFrozen && frozen.map(\.name) == ["Barbara", "Bob"])
+        #expect(frozen.thaw()?.map(\.name) == ["Barbara", "Bea", "Bob"] && frozen.thaw()?.isFrozen == false)
+        try vault.write { vault.delete(vault.objects(TItem.self).filter("name BEGINSWITH 'B'")) }
+        #expect(bSection.isEmpty && bSection.key == "B")
+    }
+
+    @Test("observing one section: only its objects, its own index; its deletion and its return as whole-section changes")
+    func observeSection() throws {
+        let vault = try namesVault()
+        let byLetter = vault.objects(TItem.self).sectioned(sortDescriptors: ["name"]) { String($0.name.prefix(1)) }
+        var heard: [String] = []
+        func paths(_ list: [IndexPath]) -> String { list.map { "\($0[0]).\($0[1])" }.joined(separator: ",") }
+        let token = byLetter[1].observe(keyPaths: [\TItem.name]) { change in
+            switch change {
+            case .initial(let section):
+                heard.append("initial \(section.key) \(section.map(\.name))")
+            case .update(let section, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
+                heard.append("\(section.map(\.name)) -[\(paths(deletions))] +[\(paths(insertions))] ~[\(paths(modifications))] "
+                             + "sections +\(Array(sectionsToInsert)) -\(Array(sectionsToDelete))")
+            case .error(let error):
+                heard.append("error \(error)")
+            }
+        }
+        vault.refresh()
+        try vault.write { vault.add(TItem(6, "Abe")) }                                          // section A only: not heard
+        vault.refresh()
+        try vault.write { vault.object(ofType: TItem.self, forPrimaryKey: 3)?.score = 1 }       // Bob, a property not observed
+        vault.refresh()
+        try vault.write {
+            vault.add(TItem(7, "Bea"))                                                           // into B
+            vault.object(ofType: TItem.self, forPrimaryKey: 3)?.name = "Bobby"                   // B, modified
+        }
+        vault.refresh()
+        try vault.write { vault.delete(vault.objects(TItem.self).filter("name BEGINSWITH 'B'")) }
+        vault.refresh()
+        try vault.write { vault.add(TItem(8, "Bo")) }
+        vault.refresh()
+        token.invalidate()
+        #expect(heard == [
+            "initial B [\"Barbara\", \"Bob\"]",
+            "[\"Barbara\", \"Bea\", \"Bobby\"] -[] +[1.1] ~[1.1] sections +[] -[]",
+            "[] -[] +[] ~[] sections +[] -[1]",
+            "[\"Bo\"] -[] +[1.0] ~[] sections +[1] -[]",
+        ])
+    }
+
+    @Test("a section observed on a queue is found again there by its key and hears its changes there")
+    func observeSectionOnQueue() throws {
+        let vault = try namesVault()
+        let byLetter = vault.objects(TItem.self).sectioned(sortDescriptors: ["name"]) { String($0.name.prefix(1)) }
+        let queue = DispatchQueue(label: "vaultkit.tests.section-on-queue")
+        let heard = Locked<[String]>([])
+        let signal = DispatchSemaphore(value: 0)
+        let token = byLetter[1].observe(keyPaths: [\TItem.name], on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            switch change {
+            case .initial(let section): heard.withLock { $0.append("initial \(section.key) \(section.map(\.name))") }
+            case .update(let section, _, let insertions, _, _, _):
+                heard.withLock { $0.append("update \(section.map(\.name)) \(insertions.map { "\($0[0]).\($0[1])" })") }
+            case .error(let error): heard.withLock { $0.append("error \(error)") }
+            }
+            signal.signal()
+        }
+        #expect(signal.wait(timeout: .now() + 10) == .success)
+        try vault.write { vault.add(TItem(6, "Abe")) }
+        try vault.write { vault.add(TItem(7, "Bea")) }
+        #expect(signal.wait(timeout: .now() + 10) == .success)
+        token.invalidate()
+        #expect(heard.withLock { $0 } == ["initial B [\"Barbara\", \"Bob\"]", "update [\"Barbara\", \"Bea\", \"Bob\"] [\"1.1\"]"])
+    }
 }

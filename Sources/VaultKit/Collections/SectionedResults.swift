@@ -50,8 +50,7 @@ public struct SectionedResults<Key: Hashable, Element: ObjectBase>: RandomAccess
     public var endIndex: Int { layout.sections.count }
     /// The section at `position`.
     public subscript(position: Int) -> ResultsSection<Key, Element> {
-        let section = layout.sections[position]
-        return ResultsSection(key: section.key, results: results, range: section.range)
+        ResultsSection(key: layout.sections[position].key, sections: self)
     }
     /// The object at `indexPath` (`item` within `section`).
     public subscript(indexPath: IndexPath) -> Element { self[indexPath.sectionIndex][indexPath.itemIndex] }
@@ -72,7 +71,29 @@ public struct SectionedResults<Key: Hashable, Element: ObjectBase>: RandomAccess
 
     /// Observes the sections: `.initial`, then each change by index path and whole sections.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (SectionedResultsChange<SectionedResults<Key, Element>>) -> Void) -> NotificationToken {
-        var previous: SectionLayout<Key>?
+        observeLayouts(keyPaths: keyPaths) { change in
+            switch change {
+            case .initial(let current): block(.initial(current))
+            case .update(let current, let diff, _, _):
+                guard !diff.isEmpty else { return }
+                block(.update(current, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications,
+                              sectionsToInsert: diff.sectionsToInsert, sectionsToDelete: diff.sectionsToDelete))
+            case .error(let error): block(.error(error))
+            }
+        }
+    }
+
+    /// What one delivery of the underlying results means for the sections.
+    enum LayoutChange {
+        case initial(SectionedResults<Key, Element>)
+        /// The sections now, their change, and the layouts before and after.
+        case update(SectionedResults<Key, Element>, SectionDiff<Key>, old: SectionLayout<Key>, new: SectionLayout<Key>)
+        case error(Swift.Error)
+    }
+
+    /// Observes the underlying results and turns each delivery into a change of sections.
+    func observeLayouts(keyPaths: [String]?, _ block: @escaping (LayoutChange) -> Void) -> NotificationToken {
+        var previous = SectionLayout<Key>(keys: [])
         var previousIDs: [Int64] = []
         let keyFunction = self.keyFunction
         return results.observe(keyPaths: keyPaths) { change in
@@ -85,40 +106,17 @@ public struct SectionedResults<Key: Hashable, Element: ObjectBase>: RandomAccess
             case .update(let results, let deletions, let insertions, let modifications):
                 let current = SectionedResults(results: results, key: keyFunction)
                 let layout = current.layout, ids = results.rowIDs()
-                let diff = SectionDiff(old: previous ?? SectionLayout(keys: []), oldIDs: previousIDs, new: layout, newIDs: ids,
+                let diff = SectionDiff(old: previous, oldIDs: previousIDs, new: layout, newIDs: ids,
                                        deleted: deletions, inserted: insertions, modified: modifications)
+                let old = previous
                 previous = layout
                 previousIDs = ids
-                guard !diff.isEmpty else { return }
-                block(.update(current, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications,
-                              sectionsToInsert: diff.sectionsToInsert, sectionsToDelete: diff.sectionsToDelete))
+                block(.update(current, diff, old: old, new: layout))
             case .error(let error):
                 block(.error(error))
             }
         }
     }
-}
-
-/// One section: its key and its objects (Realm's `ResultsSection`).
-public struct ResultsSection<Key: Hashable, Element: ObjectBase>: RandomAccessCollection, Identifiable, CustomStringConvertible {
-    /// The key every object of the section has.
-    public let key: Key
-    let results: Results<Element>
-    let range: Range<Int>
-
-    /// The section's key, as its identity.
-    public var id: Key { key }
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { range.count }
-    /// The object at `position` within the section.
-    public subscript(position: Int) -> Element { results[range.lowerBound + position] }
-    public var description: String { "ResultsSection(\(key), \(count) objects)" }
-    /// The vault the section reads (Realm's `realm`).
-    public var vault: Vault? { results.vault }
-    /// Whether the section reads a frozen vault.
-    public var isFrozen: Bool { results.isFrozen }
-    /// Whether the collection the section's results are based on is gone (Realm's).
-    public var isInvalidated: Bool { results.isInvalidated }
 }
 
 /// A change of ``SectionedResults`` (Realm's `SectionedResultsChange`).
@@ -165,6 +163,8 @@ struct SectionLayout<Key: Hashable> {
         let range: Range<Int>
     }
     let sections: [Section]
+    /// Each key's section index.
+    let indexByKey: [Key: Int]
 
     init(keys: [Key]) {
         var sections: [Section] = []
@@ -174,7 +174,11 @@ struct SectionLayout<Key: Hashable> {
             start = position + 1
         }
         self.sections = sections
+        indexByKey = Dictionary(sections.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
     }
+
+    /// The positions of the section with `key` (empty when there is none).
+    func range(of key: Key) -> Range<Int> { indexByKey[key].map { sections[$0].range } ?? 0..<0 }
 
     /// The index path of each flat position.
     func indexPaths() -> [IndexPath] {

@@ -111,7 +111,7 @@ extension SectionedResults where Key: SendableMetatype, Element: SendableMetatyp
     /// Observes the sections with delivery on a serial `queue` (Realm's
     /// signature): the results are observed there and sectioned there by the
     /// same key function, which must therefore only read the object it is
-    /// given. With `queue` nil, as ``observe(keyPaths:_:)``.
+    /// given. With `queue` nil, as ``observe(keyPaths:_:)-([String]?,_)``.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (SectionedResultsChange<SectionedResults<Key, Element>>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
