@@ -102,3 +102,46 @@ struct ImportAndRenameTests {
         #expect(result.notPortable.isEmpty)
     }
 }
+
+@Suite("Rule 4: APIs VaultKit has in another shape are marked with what to use")
+struct UnsupportedAPITests {
+    @Test func swiftUIWrappersAndEnvironmentAreMarked() {
+        let input = """
+            struct ItemsView: View {
+                @ObservedResults(Item.self) var items
+                @ObservedRealmObject var group: Group
+                @Environment(\\.realm) var realm
+                var body: some View {
+                    List(items) { Text($0.name) }
+                        .environment(\\.realmConfiguration, config)
+                }
+            }
+            """
+        let result = Porter.port(source: input, file: "ItemsView.swift")
+        #expect(result.notPortable.map(\.line) == [2, 3, 4, 7])
+        #expect(result.ported.contains("    // vault port: `@ObservedResults` has no VaultKit wrapper"))
+        #expect(result.ported.components(separatedBy: "// vault port:").count == 5, "\(result.ported)")
+        #expect(result.ported.contains("@ObservedResults(Item.self) var items"), "the code itself is left as written")
+        #expect(result.notPortable[2].reason.contains("\\.realm`") && result.notPortable[3].reason.contains("\\.realmConfiguration"))
+    }
+
+    @Test func deviceSyncIsMarkedAndLookalikesAreNot() {
+        let input = """
+            @main struct NotesApp: App {
+                var body: some Scene { WindowGroup { ContentView() } }
+            }
+            let app = App(id: "notes-abcde")
+            func open(user: User) async throws -> Realm {
+                let config = user.flexibleSyncConfiguration()
+                let old = user.configuration(partitionValue: "p")
+                let mine = settings.configuration(named: "x")
+                let path = \\Settings.realm
+                return try await Realm(configuration: config)
+            }
+            """
+        let result = Porter.port(source: input, file: "NotesApp.swift")
+        #expect(result.notPortable.map(\.line) == [4, 6, 7])
+        #expect(result.notPortable.allSatisfy { $0.reason.contains("VaultSync") })
+        #expect(result.ported.contains("@main struct NotesApp: App {\n"), "SwiftUI's App protocol is not Realm's App")
+    }
+}

@@ -114,6 +114,17 @@ final class LegacyRewriter: SyntaxRewriter {
 
     override func visit(_ node: FunctionCallExprSyntax) -> ExprSyntax {
         if let replaced = rewriteClassNameCall(node) { return replaced }
+        noteUnsupportedCall(node)
+        return super.visit(node)
+    }
+
+    override func visit(_ node: AttributeSyntax) -> AttributeSyntax {
+        noteUnsupportedAttribute(node)
+        return super.visit(node)
+    }
+
+    override func visit(_ node: KeyPathExprSyntax) -> ExprSyntax {
+        noteUnsupportedKeyPath(node)
         return super.visit(node)
     }
 
