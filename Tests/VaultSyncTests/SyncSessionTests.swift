@@ -219,6 +219,18 @@ struct SyncSessionClientTests {
         await errors.wait(forAtLeast: 2)
         #expect(session.state == .invalid)
         #expect(server.requests >= 2)
+        // Realm's callback wait ends with the final error, on the queue given.
+        let queue = DispatchQueue(label: "vaultkit.tests.wait-callback")
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<SyncSessionError?, Never>) in
+            session.wait(for: .upload, queue: queue) { error in
+                dispatchPrecondition(condition: .onQueue(queue))
+                continuation.resume(returning: error as? SyncSessionError)
+            }
+        }
+        guard case .unauthorized = outcome else {
+            Issue.record("expected the wait to end with unauthorized, got \(String(describing: outcome))")
+            return
+        }
     }
 
     /// A loopback port that refuses connections for as long as the returned

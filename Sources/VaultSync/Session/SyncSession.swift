@@ -157,6 +157,24 @@ public final class SyncSession: Sendable {
         try await status.wait(for: direction, ticket: ticket)
     }
 
+    /// Realm's callback form of ``wait(for:)``: calls `block` on `queue` (the
+    /// main queue when nil) with `nil` once the wait is over, or with the final
+    /// error that stopped the session. The point waited for is fixed when this
+    /// is called, as with ``wait(for:)``.
+    public func wait(for direction: ProgressDirection, queue: DispatchQueue? = nil, block: @escaping @Sendable ((any Error)?) -> Void) {
+        let ticket = status.ticket(for: direction)
+        engine.wake()
+        Task { [status] in
+            var failure: (any Error)?
+            do {
+                try await status.wait(for: direction, ticket: ticket)
+            } catch {
+                failure = error
+            }
+            (queue ?? .main).async { [failure] in block(failure) }
+        }
+    }
+
     /// Calls `block` (on a queue of the session's) with the progress of
     /// `direction`: at once with what is known, then as change sets move.
     /// Keep the token: releasing it stops the notifications.
