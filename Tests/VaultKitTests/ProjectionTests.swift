@@ -106,4 +106,22 @@ struct ProjectionTests {
         #expect(heard == ["name Ada L.", "homeCity -", "deleted"], "lastName is not projected; the city is written through the embedded address")
         #expect(names == ["Ada L.", "Ada L."])
     }
+
+    @Test("observing a projection by typed key paths of the projection hears only those projected properties")
+    func observeProjectionByKeyPaths() throws {
+        let vault = try peopleVault()
+        let ada = PersonCard(projecting: try #require(vault.object(ofType: PPerson.self, forPrimaryKey: 1)))
+        var heard: [String] = []
+        let token = ada.observe(keyPaths: [\PersonCard.homeCity]) { (change: ObjectChange<PersonCard>) in
+            if case .change(_, let properties) = change { heard.append(properties.map(\.name).joined(separator: ",")) }
+        }
+        vault.refresh()
+        try vault.write { ada.rootObject.firstName = "Ada L." }                 // name: not observed
+        vault.refresh()
+        try vault.write { ada.rootObject.address?.city = "Marylebone" }
+        vault.refresh()
+        token.invalidate()
+        #expect(heard == ["homeCity"])
+        #expect(PersonCard.projectedNames(of: [\PersonCard.name, \PersonCard.mentorName]) == ["name", "mentorName"])
+    }
 }

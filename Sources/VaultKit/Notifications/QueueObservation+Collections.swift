@@ -137,4 +137,10 @@ extension ProjectionRepresentable where Self: SendableMetatype, Root: Observable
             projectionType.value.init(projecting: root).observe(keyPaths: keyPaths, block)
         }
     }
+
+    /// Observes the projection on `queue` for changes of the projected properties `keyPaths` names.
+    public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue?,
+                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: Self.projectedNames(of: keyPaths), on: queue, block)
+    }
 }

@@ -50,6 +50,29 @@ extension ProjectionRepresentable where Root: ObservableVaultObject {
         }
     }
 
+    /// Observes the projection for changes of the projected properties
+    /// `keyPaths` names (Realm's typed form: `card.observe(keyPaths: [\.name])`).
+    /// A key path that is not a `@Projected` property is a programmer error.
+    public func observe(keyPaths: [PartialKeyPath<Self>], _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: Self.projectedNames(of: keyPaths), block)
+    }
+
+    /// The names of the projected properties `keyPaths` read, found by reading
+    /// each through a projection of the root class's schema prototype (which
+    /// records the root property a read reaches first).
+    static func projectedNames(of keyPaths: [PartialKeyPath<Self>]) -> [String] {
+        guard let schema = try? ObjectSchema.schema(for: Root.self), let prototype = schema.prototype as? Root else { return [] }
+        let probe = Self(projecting: prototype)
+        let names = probe.projectedNames()
+        return keyPaths.flatMap { keyPath -> [String] in
+            guard let tag = SchemaDiscovery.recordingAccess({ _ = probe[keyPath: keyPath] }), let index = schema.propertyIndex(forTag: tag) else {
+                preconditionFailure("a key path observed on \(Self.self) is not a @Projected property")
+            }
+            let root = schema.properties[index].name
+            return names.filter { $0.root == root }.map(\.projected)
+        }
+    }
+
     /// `root.p` for each property `p` of the class `root` links to (the property itself when it links to nothing).
     private static func deepPaths(from root: String) -> [String] {
         guard let schema = try? ObjectSchema.schema(for: Root.self), let index = schema.index(ofProperty: root),
@@ -58,7 +81,7 @@ extension ProjectionRepresentable where Root: ObservableVaultObject {
     }
 
     /// Each projected property: its name, the root property its key path starts with, and whether it is that property itself.
-    private func projectedNames() -> [(projected: String, root: String, isDirect: Bool)] {
+    func projectedNames() -> [(projected: String, root: String, isDirect: Bool)] {
         guard let schema = try? ObjectSchema.schema(for: Root.self) else { return [] }
         return Mirror(reflecting: self).children.compactMap { child in
             guard let label = child.label, let projected = child.value as? any AnyProjected else { return nil }
