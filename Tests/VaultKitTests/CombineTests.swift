@@ -137,8 +137,12 @@ struct CombineTests {
             .sink { log.append("sections \($0.count)") }.store(in: &cancellables)
         vault.objects(CTaskCard.self).collectionPublisher.assertNoFailure()
             .sink { log.append("cards \($0.map(\.heading))") }.store(in: &cancellables)
+        // One section: the open tasks (done == false); the task added below is done, so it is not heard here.
+        let openTasks = vault.objects(CTask.self).sectioned(by: \.done)[0]
+        openTasks.collectionPublisher.assertNoFailure().sink { log.append("open section \($0.key) \($0.count)") }.store(in: &cancellables)
+        openTasks.changesetPublisher.sink { if case .update = $0 { log.append("open section changed") } }.store(in: &cancellables)
         vault.refresh()
-        #expect(Set(log) == ["list 1", "set 1", "map 1", "backlinks 1", "any 1", "sections 1", "cards [\"one\"]"])
+        #expect(Set(log) == ["list 1", "set 1", "map 1", "backlinks 1", "any 1", "sections 1", "cards [\"one\"]", "open section false 1"])
         log = []
         try vault.write {
             project.tasks.append(CTask(value: ["id": 2, "title": "two", "done": true]))
@@ -285,11 +289,21 @@ struct CombineTests {
             if case .initial(let results) = change { changes.append("initial \(results.count)") }
             if case .update(let results, _, let insertions, _) = change { changes.append("update \(results.count) +\(insertions)") }
         }.store(in: &cancellables)
+        // One section's changes, handed over to the queue: found again there by its key.
+        let sectionChanges = Sunk<String>()
+        vault.objects(CTask.self).sectioned(by: \.done)[0].changesetPublisher.receive(on: queue).sink { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            if case .initial(let section) = change { sectionChanges.append("initial \(section.key) \(section.map(\.title))") }
+            if case .update(let section, _, let insertions, _, _, _) = change {
+                sectionChanges.append("update \(section.key) \(section.map(\.title)) +\(insertions.map { "\($0[0]).\($0[1])" })")
+            }
+        }.store(in: &cancellables)
         vault.refresh()
-        #expect(handedOver.wait() && frozen.wait() && mapped.wait() && changes.wait())
+        #expect(handedOver.wait() && frozen.wait() && mapped.wait() && changes.wait() && sectionChanges.wait())
         try vault.write { vault.add(CTask(value: ["id": 2, "title": "two"])) }
         vault.refresh()
-        #expect(handedOver.wait() && frozen.wait() && mapped.wait() && changes.wait())
+        #expect(handedOver.wait() && frozen.wait() && mapped.wait() && changes.wait() && sectionChanges.wait())
+        #expect(sectionChanges.values == ["initial false [\"one\"]", "update false [\"one\", \"two\"] +[\"0.1\"]"])
         #expect(handedOver.values == ["[\"one\"] frozen=false", "[\"one\", \"two\"] frozen=false"])
         #expect(frozen.values == ["[\"one\"] frozen=true", "[\"one\", \"two\"] frozen=true"])
         #expect(mapped.values == [["one"], ["one", "two"]])

@@ -127,7 +127,7 @@ extension ProjectionRepresentable where Self: SendableMetatype, Root: Observable
     /// Observes the projection with delivery on a serial `queue` (Realm's
     /// signature): its root object is found again there and projected by the
     /// same projection class, which the change carries. With `queue` nil, as
-    /// ``ProjectionRepresentable/observe(keyPaths:_:)``.
+    /// ``ProjectionRepresentable/observe(keyPaths:_:)-([String]?,_)``.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue?,
                         _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
