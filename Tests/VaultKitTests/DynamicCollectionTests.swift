@@ -20,6 +20,7 @@ enum ShelterV0 {
         @Persisted var fees: List<Decimal128>
         @Persisted var tags: MutableSet<String>
         @Persisted var scores: Map<String, Double>
+        @Persisted var budget = Decimal128(0)
     }
 
     final class DCDog: Object {
@@ -31,7 +32,8 @@ enum ShelterV0 {
     static func sample() -> DCShelter {
         let rex = DCDog(value: ["name": "Rex"]), fido = DCDog(value: ["name": "Fido"])
         return DCShelter(value: ["id": 1, "dogs": [rex, fido], "favourites": [fido], "byName": ["rex": rex, "gone": nil] as [String: Any?],
-                               "sizes": [3, 5], "notes": ["a", nil] as [String?], "fees": [Decimal128(12)], "tags": ["x", "y"], "scores": ["k": 1.5]])
+                               "sizes": [3, 5], "notes": ["a", nil] as [String?], "fees": [Decimal128(12)], "tags": ["x", "y"], "scores": ["k": 1.5],
+                               "budget": Decimal128(250)])
     }
 }
 
@@ -48,6 +50,7 @@ enum ShelterV1 {
         @Persisted var fees: List<Decimal128>
         @Persisted var tags: MutableSet<String>
         @Persisted var scores: Map<String, Double>
+        @Persisted var budget = Decimal128(0)
         @Persisted var dogCount = 0
     }
 
@@ -128,6 +131,7 @@ struct DynamicCollectionTests {
                 #expect((old["scores"] as? Map<String, Double>)?["k"] == 1.5)
                 #expect((old["byName"] as? Map<String, MigrationObject?>)?["rex"]??["name"] as? String == "Rex")
                 #expect((old["favourites"] as? MutableSet<MigrationObject>)?.first?["name"] as? String == "Fido")
+                #expect(old["budget"] as? Decimal128 == Decimal128(250) && new["budget"] as? Decimal128 == Decimal128(250), "decimals are Decimal128, as in Realm")
                 new["dogCount"] = oldDogs.count
 
                 dogs[0]["good"] = true

@@ -144,7 +144,7 @@ public final class DynamicObject: Object {
 /// Values without a Swift class: a stored value as its property type's Swift
 /// type, and a boxed value as a property's column value.
 enum BoxedValues {
-    /// A stored value as the Swift type of its property type.
+    /// A stored value as the Swift type of its property type (decimals as ``Decimal128``, as in Realm).
     static func decode(_ value: DatabaseValue, as type: PropertyType) -> Any? {
         switch type {
         case .bool: Bool._vaultDecode(value)
@@ -155,7 +155,7 @@ enum BoxedValues {
         case .data: Data._vaultDecode(value)
         case .date: Date._vaultDecode(value)
         case .uuid: UUID._vaultDecode(value)
-        case .decimal: Decimal._vaultDecode(value)
+        case .decimal: Decimal128._vaultDecode(value)
         case .objectId: ObjectId._vaultDecode(value)
         case .mixed: AnyVaultValue._vaultDecode(value)
         case .object: nil
