@@ -37,12 +37,14 @@ enum FirstRelease {
     }
 }
 
-/// …and its next one: `text` renamed `body`, a required `words` count added.
+/// …and its next one: `text` renamed `body`, a required `words` count added,
+/// and a list of the note's words longer than eight letters.
 enum NextRelease {
     final class Note: Object {
         @Persisted(primaryKey: true) var id = 0
         @Persisted var body = ""
         @Persisted var words = 0
+        @Persisted var keywords: List<String>
     }
 }
 
@@ -62,15 +64,21 @@ func migrateNotes(in directory: URL, key: Data) throws {
     next.migrationBlock = { migration, _ in
         migration.renameProperty(onType: "Note", from: "text", to: "body")
         migration.enumerateObjects(ofType: "Note") { old, new in
-            new?["words"] = (old?["text"] as? String ?? "").split(separator: " ").count
+            let words = (old?["text"] as? String ?? "").split(separator: " ")
+            new?["words"] = words.count
+            // Realm's way to fill a list in a migration: the new object's List, written in place.
+            if let keywords = new?["keywords"] as? List<String> {
+                keywords.append(objectsIn: words.filter { $0.count > 8 }.map(String.init))
+            }
         }
     }
     let started = Date()
     let migrated = try Vault(configuration: next)
     let elapsed = Date().timeIntervalSince(started) * 1000
     let notes = migrated.objects(NextRelease.Note.self).sorted(byKeyPath: "id")
-    print(String(format: "  9. the next release renamed Note.text to body and added a word count: migrated as the vault opened (%.1f ms, one transaction)", elapsed))
-    for note in notes { print("       \(note.id): \"\(note.body)\" (\(note.words) words)") }
+    print(String(format: "  9. the next release renamed Note.text to body, added a word count and a list of keywords"
+                 + " (filled through new[\"keywords\"] as? List<String>, as in Realm): migrated as the vault opened (%.1f ms, one transaction)", elapsed))
+    for note in notes { print("       \(note.id): \"\(note.body)\" (\(note.words) words, keywords \(Array(note.keywords)))") }
 }
 
 func run() throws -> (directory: URL, key: Data) {
