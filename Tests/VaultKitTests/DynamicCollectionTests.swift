@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import VaultKit
+import VaultCore
+@testable import VaultKit
 import VaultTestSupport
 
 // Collections of dynamic objects, as Realm's dynamic API and migrations give
@@ -57,6 +58,25 @@ enum ShelterV1 {
     final class DCDog: Object {
         @Persisted var name = ""
         @Persisted var good = false
+    }
+}
+
+/// "DCNote" whose labels change from strings to objects between versions (same property name).
+enum LabelsV0 {
+    final class DCNote: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var labels: List<String>
+    }
+}
+
+enum LabelsV1 {
+    final class DCNote: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var labels: List<DCLabel>
+    }
+
+    final class DCLabel: Object {
+        @Persisted var name = ""
     }
 }
 
@@ -192,6 +212,36 @@ struct DynamicCollectionTests {
             let vault = try Vault(configuration: v0)
             #expect(vault.configuration.schemaVersion == 0)
             #expect(Array(try #require(vault.object(ofType: ShelterV0.DCShelter.self, forPrimaryKey: 1)).sizes) == [3, 5])
+        }
+    }
+
+    @Test("a list whose element type changes keeps its old entries for the migration block, which converts them; the copy is gone afterwards")
+    func elementTypeChange() throws {
+        let directory = try TemporaryDirectory("dynamic-collections-element-change")
+        let url = directory.file("notes.vault")
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [LabelsV0.DCNote.self]))
+            try vault.write { vault.add(LabelsV0.DCNote(value: ["id": 1, "labels": ["home", "urgent"]])) }
+        }
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 1, objectTypes: [LabelsV1.DCNote.self, LabelsV1.DCLabel.self])
+        configuration.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "DCNote") { old, new in
+                let names = (old?["labels"] as? List<String>).map(Array.init) ?? []
+                #expect(names == ["home", "urgent"], "the old strings, although the new list holds objects")
+                guard let labels = new?["labels"] as? List<MigrationObject> else {
+                    Issue.record("the new labels as List<MigrationObject>")
+                    return
+                }
+                #expect(labels.isEmpty)
+                for name in names { labels.append(migration.create("DCLabel", value: ["name": name])) }
+            }
+        }
+        try onNewThread { [configuration] in
+            let vault = try Vault(configuration: configuration)
+            let note = try #require(vault.object(ofType: LabelsV1.DCNote.self, forPrimaryKey: 1))
+            #expect(note.labels.map(\.name) == ["home", "urgent"])
+            let leftovers = try vault.withDatabase { db in try db.fetchAll("SELECT name FROM sqlite_schema WHERE name LIKE '_vk_old_%'") }
+            #expect(leftovers.isEmpty, "the copies of old entries are dropped with the old tables")
         }
     }
 }

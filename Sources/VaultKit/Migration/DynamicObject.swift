@@ -74,7 +74,7 @@ public final class DynamicObject: Object {
                 guard let property = layout[key] else { return nil }
                 if property.isCollection {
                     let store = MigrationCollection(migration: migration, className: className, ownerRowID: rowID, property: property.property,
-                                                    table: property.sideTable(of: className), side: .old)
+                                                    table: migration.oldSideTable(property, className: className), side: .old)
                     return DynamicCollection.make(property.property, .detached(store))
                 }
                 guard let value = values[key] else { return nil }

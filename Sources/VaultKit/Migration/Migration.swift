@@ -176,6 +176,15 @@ public final class Migration {
 
     // MARK: Internals
 
+    /// Where an old object's collection is read: the copy of its entries a
+    /// rebuild kept when the element type changed (the live table was emptied),
+    /// else its side table.
+    func oldSideTable(_ property: StoredProperty, className: String) -> String {
+        let copy = SchemaChange.oldTableName(property.unquotedSideTable(of: className))
+        let exists = (try? database.fetchOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [.text(copy)])) != nil
+        return exists ? quoteIdentifier(copy) : property.sideTable(of: className)
+    }
+
     /// The table holding a class's objects as they were, with its column names by stored property name.
     private func oldTable(_ className: String) -> (table: String, columns: [String: StoredProperty])? {
         guard let definition = plan.stored[className] else { return nil }

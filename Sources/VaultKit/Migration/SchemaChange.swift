@@ -19,15 +19,17 @@ import VaultCore
 //      that the foreign keys of other tables, list side tables and trigger
 //      bodies keep naming `<Class>` — the new table, once created;
 //   3. the new table is created from the code's schema (with its indexes and
-//      triggers; side tables that exist are kept) and every row copied, with
+//      triggers; side tables that exist are kept, except those whose element
+//      type changed: they start empty, their old entries copied to
+//      `_vk_old_<side table>` for the block to read) and every row copied, with
 //      the same row id, so links and collection entries stay valid: columns
 //      whose stored type is unchanged are copied (a NULL becoming required
 //      gets the type's zero value), new required columns get the zero value,
 //      new optional ones NULL;
 //   4. the migration block runs (see Migration): old values are read from
 //      `_vk_old_<Class>`, new ones written to `<Class>`;
-//   5. the old tables and the side tables of removed collection properties are
-//      dropped, the definitions and version stored, foreign keys checked
+//   5. the old tables, the copies of old entries and the side tables of
+//      removed collection properties are dropped, the definitions and version stored, foreign keys checked
 //      (`PRAGMA foreign_key_check`: a dangling link is an error, never saved).
 //
 // Foreign-key enforcement is off for the transaction (it cannot change inside
@@ -132,11 +134,17 @@ enum SchemaChange {
             try db.execute("DROP \(type == "index" ? "INDEX" : "TRIGGER") IF EXISTS \(quoteIdentifier(name))")
         }
         try db.execute("ALTER TABLE \(quoteIdentifier(className)) RENAME TO \(quoteIdentifier(oldTableName(className)))")
-        // A collection whose element type changed starts empty (its entries could not be read as the new type).
+        // A collection whose element type changed starts empty (its entries could not be read as the new type);
+        // its old entries stay readable by the migration block in a plain copy, dropped with the old table.
         for property in schema.properties where property.collectionKind != nil {
             let element = "\(property.collectionKind?.rawValue ?? "")<\(property.objectClassName ?? property.type.rawValue)>"
             if let before = old[property.storedName], before.element != element {
-                try db.execute("DROP TABLE IF EXISTS \(schema.collectionTableName(for: property))")
+                let table = schema.unquotedCollectionTableName(for: property)
+                if try db.fetchOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [.text(table)]) != nil {
+                    try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(oldTableName(table)))")
+                    try db.execute("CREATE TABLE \(quoteIdentifier(oldTableName(table))) AS SELECT * FROM \(quoteIdentifier(table))")
+                }
+                try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(table))")
             }
         }
         for statement in schema.creationSQL() { try db.execute(statement) }
@@ -163,11 +171,15 @@ enum SchemaChange {
                        arguments: arguments)
     }
 
-    /// Drops the side tables of collection properties the class no longer has.
+    /// Drops the side tables of collection properties the class no longer has,
+    /// and the copies of old entries kept for the migration block.
     private static func dropRemovedCollections(of schema: ObjectSchema, storedDefinition: String, on db: Database) throws {
         let kept = Set(schema.properties.filter { $0.collectionKind != nil }.map(\.storedName))
-        for property in StoredProperty.parse(storedDefinition).values where property.isCollection && !kept.contains(property.storedName) {
-            try db.execute("DROP TABLE IF EXISTS \(property.sideTable(of: schema.className))")
+        for property in StoredProperty.parse(storedDefinition).values where property.isCollection {
+            try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(oldTableName(property.unquotedSideTable(of: schema.className))))")
+            if !kept.contains(property.storedName) {
+                try db.execute("DROP TABLE IF EXISTS \(property.sideTable(of: schema.className))")
+            }
         }
     }
 }

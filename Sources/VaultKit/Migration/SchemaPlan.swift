@@ -17,8 +17,10 @@ struct StoredProperty: Equatable {
     /// The column that holds it (`_vk_id` for an Int primary key), quoted.
     var columnSQL: String { kind == "primary-rowid" ? "\"_vk_id\"" : quoteIdentifier(storedName) }
     /// A collection's side table in class `className`, quoted.
-    func sideTable(of className: String) -> String {
-        quoteIdentifier(CollectionTableName.make(kind: collectionKindName ?? "x", className: className, storedName: storedName))
+    func sideTable(of className: String) -> String { quoteIdentifier(unquotedSideTable(of: className)) }
+    /// A collection's side table in class `className`.
+    func unquotedSideTable(of className: String) -> String {
+        CollectionTableName.make(kind: collectionKindName ?? "x", className: className, storedName: storedName)
     }
     /// The value type of a column property (`nil` for a link or a collection).
     var valueType: PropertyType? { isCollection ? nil : PropertyType(rawValue: element) }
