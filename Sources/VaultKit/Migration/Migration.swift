@@ -181,9 +181,17 @@ public final class Migration {
     /// else its side table.
     func oldSideTable(_ property: StoredProperty, className: String) -> String {
         let copy = SchemaChange.oldTableName(property.unquotedSideTable(of: className))
-        let exists = (try? database.fetchOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [.text(copy)])) != nil
-        return exists ? quoteIdentifier(copy) : property.sideTable(of: className)
+        return keptOldEntries.contains(copy) ? quoteIdentifier(copy) : property.sideTable(of: className)
     }
+
+    /// The copies of old entries the rebuilds kept (they are all made before the
+    /// block runs), read once: old objects ask for every collection they give.
+    private lazy var keptOldEntries: Set<String> = {
+        let prefix = SchemaChange.oldTableName(CollectionTableName.prefix)
+        let rows = (try? database.fetchAll("SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ?",
+                                           arguments: [.integer(Int64(prefix.utf8.count)), .text(prefix)])) ?? []
+        return Set(rows.compactMap { $0[0].string })
+    }()
 
     /// The table holding a class's objects as they were, with its column names by stored property name.
     private func oldTable(_ className: String) -> (table: String, columns: [String: StoredProperty])? {

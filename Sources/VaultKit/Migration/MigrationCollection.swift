@@ -104,11 +104,8 @@ final class MigrationCollection: DetachedElements {
         migration.run(className: className, property: property.name) { db in
             try db.execute("DELETE FROM \(table) WHERE \"_vk_owner\" = ?", arguments: [.integer(ownerRowID)])
             for (position, entry) in encoded.enumerated() {
-                switch property.collectionKind {
-                case .list: try db.execute(insert, arguments: [.integer(ownerRowID), .integer(Int64(position)), entry.value])
-                case .map: try db.execute(insert, arguments: [.integer(ownerRowID), .text(entry.key ?? ""), entry.value])
-                default: try db.execute(insert, arguments: [.integer(ownerRowID), entry.value])
-                }
+                try db.execute(insert, arguments: ObjectSchema.collectionInsertArguments(property.collectionKind, owner: ownerRowID,
+                                                                                         position: position, key: entry.key, value: entry.value))
             }
         }
     }

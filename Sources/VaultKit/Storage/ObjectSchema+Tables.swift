@@ -27,6 +27,15 @@ extension ObjectSchema {
         }
     }
 
+    /// The arguments of ``collectionInsertSQL(for:)`` for one entry of `owner`'s collection.
+    static func collectionInsertArguments(_ kind: CollectionKind?, owner: Int64, position: Int, key: String?, value: DatabaseValue) -> [DatabaseValue] {
+        switch kind {
+        case .list: [.integer(owner), .integer(Int64(position)), value]
+        case .map: [.integer(owner), .text(key ?? ""), value]
+        default: [.integer(owner), value]
+        }
+    }
+
     /// CREATE TABLE, its indexes, collection tables, and the triggers that
     /// delete embedded objects with their owner or when replaced.
     func creationSQL() -> [String] {
@@ -169,7 +178,10 @@ extension ObjectSchema {
 
 /// The one spelling of a side table's name: `_vk_<list|set|map>_<Class>_<stored name>`.
 enum CollectionTableName {
+    /// What every side table's name starts with.
+    static let prefix = "_vk_"
+
     static func make(kind: String, className: String, storedName: String) -> String {
-        "_vk_\(kind)_\(className)_\(storedName)"
+        "\(prefix)\(kind)_\(className)_\(storedName)"
     }
 }

@@ -64,11 +64,8 @@ extension Vault {
                 }
                 let insert = try db.cachedStatement(binding.insertEntrySQL)
                 for (position, entry) in entries.enumerated() {
-                    switch binding.property.collectionKind {
-                    case .list: try insert.execute([.integer(binding.ownerRowID), .integer(Int64(position)), entry.value])
-                    case .map: try insert.execute([.integer(binding.ownerRowID), .text(entry.key ?? ""), entry.value])
-                    default: try insert.execute([.integer(binding.ownerRowID), entry.value])
-                    }
+                    try insert.execute(ObjectSchema.collectionInsertArguments(binding.property.collectionKind, owner: binding.ownerRowID,
+                                                                              position: position, key: entry.key, value: entry.value))
                 }
             }
             bumpContentVersion()
