@@ -74,7 +74,7 @@ public final class DynamicObject: Object {
                 guard let property = layout[key] else { return nil }
                 if property.isCollection {
                     let store = MigrationCollection(migration: migration, className: className, ownerRowID: rowID, property: property.property,
-                                                    table: migration.oldSideTable(property, className: className), side: .old)
+                                                    side: .old(property))
                     return DynamicCollection.make(property.property, .detached(store))
                 }
                 guard let value = values[key] else { return nil }
@@ -136,8 +136,7 @@ public final class DynamicObject: Object {
 
     /// A new object's collection property, in the new schema's side table.
     private func newCollection(_ migration: Migration, _ schema: ObjectSchema, _ property: Property) -> MigrationCollection {
-        MigrationCollection(migration: migration, className: className, ownerRowID: rowID, property: property,
-                            table: schema.collectionTableName(for: property), side: .new(schema))
+        MigrationCollection(migration: migration, className: className, ownerRowID: rowID, property: property, side: .new(schema))
     }
 }
 

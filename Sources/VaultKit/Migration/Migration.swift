@@ -17,6 +17,15 @@ import VaultCore
 //     old table to the new name;
 //   - `create`, `delete` and `deleteData(forType:)` insert and delete rows.
 //
+// Old objects stay old, as in Realm (whose old objects are a read-only copy of
+// the file). A class that was not rebuilt keeps one table for its old and new
+// objects: its scalar values are read a batch at a time before the block sees
+// them, and its enumeration skips the rows `create` made. A collection kept
+// under its name and element type shares one side table between the old and
+// new objects; the first change the block makes to such a table copies its
+// entries to `_vk_old_<side table>` (only tables the block writes are copied),
+// and old objects read the copy from then on.
+//
 // Everything runs inside the schema change's one transaction; an operation
 // that fails (a value of the wrong type, a duplicate primary key) is recorded,
 // the rest of the block's operations are skipped, and the whole migration is
@@ -53,6 +62,11 @@ public final class Migration {
         self.path = path
     }
 
+    /// The objects `create` made, by class. A class the migration did not rebuild is read and written in one
+    /// table, so its enumeration skips these: they are not old objects (and would be enumerated forever by a
+    /// block that creates one per object).
+    private var created: [String: Set<Int64>] = [:]
+
     /// The schema the file stored before the migration (Realm's `oldSchema`):
     /// class and property names as stored, types, optionality, keys and indexes.
     public var oldSchema: Schema { storedSchema }
@@ -71,12 +85,15 @@ public final class Migration {
         let newSchema = newSchemas[typeName]
         guard let old = oldTable(typeName) else {
             guard let newSchema else { return }
-            forEachRow(table: quoteIdentifier(typeName), columns: [:]) { rowID, _ in
+            // A class new in this version: the objects there when the enumeration starts (created by the block before).
+            let last = (try? database.fetchOne("SELECT max(\"_vk_id\") FROM \(quoteIdentifier(typeName))"))?[0].int64 ?? 0
+            forEachRow(table: quoteIdentifier(typeName), columns: [:], through: last) { rowID, _ in
                 block(nil, DynamicObject(className: typeName, rowID: rowID, storage: .live(self, newSchema)))
             }
             return
         }
-        forEachRow(table: old.table, columns: old.columns) { rowID, values in
+        forEachRow(table: old.table, columns: old.columns, through: .max) { rowID, values in
+            if old.sharedWithNew, created[typeName]?.contains(rowID) == true { return }
             let oldObject = DynamicObject(className: typeName, rowID: rowID, storage: .snapshot(self, values, old.columns))
             block(oldObject, newSchema.map { DynamicObject(className: typeName, rowID: rowID, storage: .live(self, $0)) })
         }
@@ -118,6 +135,7 @@ public final class Migration {
             : "INSERT INTO \(schema.tableName) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
         run(className: typeName, property: schema.primaryKeyProperty?.name) { db in try db.execute(sql, arguments: arguments) }
         let created = DynamicObject(className: typeName, rowID: database.lastInsertedRowID, storage: .live(self, schema))
+        if error == nil, sharesTable(typeName) { self.created[typeName, default: []].insert(created.rowID) }
         for (position, property) in schema.properties.enumerated() where property.collectionKind != nil {
             if let given = given(position, property) { created[property.name] = given }
         }
@@ -166,8 +184,9 @@ public final class Migration {
         let property = schema.properties[index]
         run(className: typeName, property: newName) { db in
             if property.collectionKind != nil {
+                try preserveOldEntries(of: schema.unquotedCollectionTableName(for: property), className: typeName)
                 try db.execute("DELETE FROM \(schema.collectionTableName(for: property)) WHERE 1")
-                try db.execute("INSERT INTO \(schema.collectionTableName(for: property)) SELECT * FROM \(before.sideTable(of: typeName))")
+                try db.execute("INSERT INTO \(schema.collectionTableName(for: property)) SELECT * FROM \(oldSideTable(before, className: typeName))")
             } else {
                 try db.execute("UPDATE \(schema.tableName) SET \(property.columnSQL) = (SELECT o.\(before.columnSQL) FROM \(old.table) AS o WHERE o.\"_vk_id\" = \(schema.tableName).\"_vk_id\") WHERE 1")
             }
@@ -184,8 +203,36 @@ public final class Migration {
         return keptOldEntries.contains(copy) ? quoteIdentifier(copy) : property.sideTable(of: className)
     }
 
-    /// The copies of old entries the rebuilds kept (they are all made before the
-    /// block runs), read once: old objects ask for every collection they give.
+    /// Copies the entries of side table `table` (unquoted) of class `className`
+    /// before the block first changes it, when the old schema reads the same
+    /// table (a collection kept under its name and element type): from then on
+    /// old objects read the copy, so the block sees the entries as they were
+    /// however it changes the new ones (Realm keeps the old values apart). The
+    /// copy is one `CREATE TABLE … AS SELECT` inside the migration's transaction,
+    /// made only for tables the block writes; ``dropKeptOldEntries()`` removes it.
+    func preserveOldEntries(of table: String, className: String) throws {
+        let copy = SchemaChange.oldTableName(table)
+        guard !keptOldEntries.contains(copy), oldSideTables.contains(table) else { return }
+        try database.execute("CREATE TABLE \(quoteIdentifier(copy)) AS SELECT * FROM \(quoteIdentifier(table))")
+        keptOldEntries.insert(copy)
+    }
+
+    /// Drops every copy of old entries (a rebuild's and the block's), once the block has run.
+    func dropKeptOldEntries() throws {
+        for copy in keptOldEntries.sorted() { try database.execute("DROP TABLE IF EXISTS \(quoteIdentifier(copy))") }
+        keptOldEntries = []
+    }
+
+    /// The copies of old entries there are now, by name (tests look).
+    var keptOldEntryTables: [String] { keptOldEntries.sorted() }
+
+    /// The side tables (unquoted) the file's schema had, which old objects read unless a copy was kept.
+    private lazy var oldSideTables: Set<String> = Set(plan.stored.flatMap { className, definition in
+        StoredProperty.parse(definition).values.filter(\.isCollection).map { $0.unquotedSideTable(of: className) }
+    })
+
+    /// The copies of old entries kept so far: the rebuilds' (all made before the
+    /// block runs, read once here) and those `preserveOldEntries` adds.
     private lazy var keptOldEntries: Set<String> = {
         let prefix = SchemaChange.oldTableName(CollectionTableName.prefix)
         let rows = (try? database.fetchAll("SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ?",
@@ -193,34 +240,41 @@ public final class Migration {
         return Set(rows.compactMap { $0[0].string })
     }()
 
-    /// The table holding a class's objects as they were, with its column names by stored property name.
-    private func oldTable(_ className: String) -> (table: String, columns: [String: StoredProperty])? {
+    /// The table holding a class's objects as they were, with its column names by stored property name, and
+    /// whether it is also the new objects' table (a class the migration did not rebuild).
+    private func oldTable(_ className: String) -> (table: String, columns: [String: StoredProperty], sharedWithNew: Bool)? {
         guard let definition = plan.stored[className] else { return nil }
-        let rebuilt = plan.toRebuild.contains { $0.schema.className == className }
-        return (quoteIdentifier(rebuilt ? SchemaChange.oldTableName(className) : className), StoredProperty.parse(definition))
+        let shared = sharesTable(className)
+        return (quoteIdentifier(shared ? className : SchemaChange.oldTableName(className)), StoredProperty.parse(definition), shared)
     }
 
-    /// Reads a table in row-id order, 512 rows a batch (so the block may write meanwhile).
-    private func forEachRow(table: String, columns: [String: StoredProperty], _ body: (Int64, [String: DatabaseValue]) -> Void) {
+    /// Whether the class's old and new objects are in one table: the file had it and the migration did not rebuild it.
+    private func sharesTable(_ className: String) -> Bool {
+        plan.stored[className] != nil && !plan.toRebuild.contains { $0.schema.className == className }
+    }
+
+    /// Reads a table in row-id order up to row id `last`, 512 rows a batch (so the block may write meanwhile).
+    private func forEachRow(table: String, columns: [String: StoredProperty], through last: Int64, _ body: (Int64, [String: DatabaseValue]) -> Void) {
         let readable = columns.values.filter { !$0.isCollection }.sorted { $0.storedName < $1.storedName }
         let list = (["\"_vk_id\""] + readable.map(\.columnSQL)).joined(separator: ", ")
         var after = Int64.min
         while error == nil {
             let rows: [Row]
             do {
-                rows = try database.fetchAll("SELECT \(list) FROM \(table) WHERE \"_vk_id\" > ? ORDER BY \"_vk_id\" LIMIT 512", arguments: [.integer(after)])
+                rows = try database.fetchAll("SELECT \(list) FROM \(table) WHERE \"_vk_id\" > ? AND \"_vk_id\" <= ? ORDER BY \"_vk_id\" LIMIT 512",
+                                             arguments: [.integer(after), .integer(last)])
             } catch {
                 record(error)
                 return
             }
-            guard let last = rows.last?[0].int64 else { return }
+            guard let lastRead = rows.last?[0].int64 else { return }
             for row in rows {
                 guard error == nil, let rowID = row[0].int64 else { return }
                 var values: [String: DatabaseValue] = [:]
                 for (offset, property) in readable.enumerated() { values[property.storedName] = row[offset + 1] }
                 body(rowID, values)
             }
-            after = last
+            after = lastRead
         }
     }
 

@@ -14,8 +14,8 @@ import VaultCore
 final class MigrationCollection: DetachedElements {
     /// Which schema the owner is read in.
     enum Side {
-        /// The file's schema before the migration: read-only.
-        case old
+        /// The file's schema before the migration, as stored: read-only.
+        case old(StoredProperty)
         /// The code's schema: writable.
         case new(ObjectSchema)
     }
@@ -24,16 +24,24 @@ final class MigrationCollection: DetachedElements {
     private let className: String                 // the owner's class
     private let ownerRowID: Int64                 // the owner's row id (the same in old and new tables)
     private let property: Property                // the collection property: kind, element type, optionality
-    private let table: String                     // its side table, quoted
     private let side: Side
 
-    init(migration: Migration, className: String, ownerRowID: Int64, property: Property, table: String, side: Side) {
+    init(migration: Migration, className: String, ownerRowID: Int64, property: Property, side: Side) {
         self.migration = migration
         self.className = className
         self.ownerRowID = ownerRowID
         self.property = property
-        self.table = table
         self.side = side
+    }
+
+    /// The side table, quoted. An old object's is asked for on every read: once
+    /// the block first changes a side table the new schema shares, the old
+    /// entries are read from the copy made just before (`Migration.preserveOldEntries`).
+    private var table: String {
+        switch side {
+        case .old(let stored): migration.oldSideTable(stored, className: className)
+        case .new(let schema): schema.collectionTableName(for: property)
+        }
     }
 
     var vault: Vault? { nil }
@@ -102,6 +110,7 @@ final class MigrationCollection: DetachedElements {
         }
         let insert = schema.collectionInsertSQL(for: property)
         migration.run(className: className, property: property.name) { db in
+            try migration.preserveOldEntries(of: schema.unquotedCollectionTableName(for: property), className: className)
             try db.execute("DELETE FROM \(table) WHERE \"_vk_owner\" = ?", arguments: [.integer(ownerRowID)])
             for (position, entry) in encoded.enumerated() {
                 try db.execute(insert, arguments: ObjectSchema.collectionInsertArguments(property.collectionKind, owner: ownerRowID,

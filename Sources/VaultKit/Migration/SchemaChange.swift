@@ -72,6 +72,7 @@ enum SchemaChange {
                 }
                 try EmbeddingChange.apply(plan.embeddingChanged, schemas: list, on: db)
                 try migration.finish()
+                try migration.dropKeptOldEntries()
                 for (schema, stored) in plan.toRebuild {
                     try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(oldTableName(schema.className)))")
                     try dropRemovedCollections(of: schema, storedDefinition: stored, on: db)
@@ -171,12 +172,11 @@ enum SchemaChange {
                        arguments: arguments)
     }
 
-    /// Drops the side tables of collection properties the class no longer has,
-    /// and the copies of old entries kept for the migration block.
+    /// Drops the side tables of collection properties the class no longer has
+    /// (the copies of old entries kept for the block go with `Migration.dropKeptOldEntries`).
     private static func dropRemovedCollections(of schema: ObjectSchema, storedDefinition: String, on db: Database) throws {
         let kept = Set(schema.properties.filter { $0.collectionKind != nil }.map(\.storedName))
         for property in StoredProperty.parse(storedDefinition).values where property.isCollection {
-            try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(oldTableName(property.unquotedSideTable(of: schema.className))))")
             if !kept.contains(property.storedName) {
                 try db.execute("DROP TABLE IF EXISTS \(property.sideTable(of: schema.className))")
             }
