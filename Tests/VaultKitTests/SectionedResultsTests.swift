@@ -36,6 +36,20 @@ struct SectionedResultsTests {
         #expect(frozen.allKeys == ["A", "B", "G"] && byLetter.allKeys == ["A", "B", "G", "Z"] && frozen.isFrozen)
     }
 
+    @Test("generic code over VaultSectionedResult (Realm's RealmSectionedResult) takes sectioned results and a section")
+    func genericSectionedResult() throws {
+        let vault = try namesVault()
+        let byLetter = vault.objects(TItem.self).sectioned(sortDescriptors: ["name"]) { String($0.name.prefix(1)) }
+        func describe<S: VaultSectionedResult>(_ sectioned: S) -> String {
+            "\(sectioned.count)\(sectioned.isFrozen ? " frozen" : "")\(sectioned.isInvalidated ? " invalidated" : "")\(sectioned.vault == nil ? " no vault" : "")"
+        }
+        func frozenCount<S: VaultSectionedResult>(_ sectioned: S) -> Int? { sectioned.freeze().thaw()?.count }
+        #expect(describe(byLetter) == "3" && describe(byLetter[0]) == "2")
+        #expect(describe(byLetter.freeze()) == "3 frozen" && describe(byLetter[1].freeze()) == "2 frozen")
+        try vault.write { vault.add(TItem(9, "Abe")) }
+        #expect(frozenCount(byLetter) == 3 && frozenCount(byLetter[0]) == 3, "thawed at the latest version")
+    }
+
     @Test("observing: objects by index path, whole sections inserted and deleted, a renamed object moving sections")
     func observe() throws {
         let vault = try namesVault()

@@ -112,7 +112,3 @@ extension Vault {
         _ = try Vault(configuration: configuration)
     }
 }
-
-/// The element types a `List`, `MutableSet` or `Map` can hold — Realm's
-/// `RealmCollectionValue`, for generic code written against it.
-public typealias VaultCollectionValue = PersistableValue

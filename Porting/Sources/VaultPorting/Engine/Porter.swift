@@ -51,8 +51,9 @@
 //
 // 2. Type renames. Only exact identifiers are renamed (`Realm`, `RealmCollection`,
 //    `AnyRealmCollection`, `AnyRealmValue`, `RealmCollectionChange`, `RealmEnum`,
-//    `RealmPublishers`, `RealmKeyedCollection`, `RealmMapChange`, the `RealmSwift.` module
-//    qualifier), in type positions and as expression references, never as a substring:
+//    `RealmPublishers`, `RealmKeyedCollection`, `RealmMapChange`, the protocols generic code
+//    constrains to — `RealmCollectionValue`, `RealmFetchable`, `RealmSectionedResult`… — and
+//    the `RealmSwift.` module qualifier), in type positions and as expression references, never as a substring:
 //    a user's `realmManager` or `realm` variable is a different token and is not touched.
 //    A member name is renamed only behind the module qualifier (`RealmSwift.Realm`), since
 //    `x.Realm` could be anything. `Realm.UpdatePolicy` and `Realm.Notification` become

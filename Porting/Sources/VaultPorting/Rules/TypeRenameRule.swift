@@ -14,6 +14,15 @@ extension LegacyRewriter {
         "RealmPublishers": "VaultPublishers",
         "RealmKeyedCollection": "VaultKeyedCollection",
         "RealmMapChange": "VaultMapChange",
+        // Protocols generic code constrains to (VaultKit's GenericConstraints.swift).
+        "RealmCollectionValue": "VaultCollectionValue",
+        "RealmFetchable": "VaultFetchable",
+        "RealmCollectionBase": "VaultCollectionBase",
+        "RealmSectionedResult": "VaultSectionedResult",
+        "RealmSectionedResultsChange": "SectionedResultsChange",
+        "RealmOptionalType": "VaultOptionalType",
+        "RealmPropertyType": "VaultPropertyType",
+        "RealmSubscribable": "VaultSubscribable",
     ]
 
     /// Members of `Realm` that are top-level types in VaultKit.

@@ -116,6 +116,17 @@ enum LegacyApp {
             }
         }
     }
+
+    // MARK: - Generic helpers, constrained by the library's protocols
+
+    func firstTwo<T: RealmCollectionValue>(_ list: List<T>) -> [T] { Array(list.prefix(2)) }
+    func everything<T: RealmFetchable>(_ type: T.Type, in realm: Realm) -> Results<T> { realm.objects(type) }
+    func sectionCount<S: RealmSectionedResult>(_ sections: S) -> Int { sections.isFrozen ? 0 : sections.count }
+    func summary<C: RealmCollectionBase>(_ collection: C) -> String { collection.description }
+    func hasValue<T: RealmOptionalType>(_ property: RealmProperty<T?>) -> Bool { property.value != nil }
+    func stored<T: RealmPropertyType>(_ value: T) -> T { value }
+    func subscribe<S: RealmSubscribable>(_ subject: S) -> S { subject }
+    typealias DogSectionChange = RealmSectionedResultsChange<SectionedResults<String, Dog>>
     """#
 
     static let expected = #"""
@@ -224,5 +235,16 @@ enum LegacyApp {
             }
         }
     }
+
+    // MARK: - Generic helpers, constrained by the library's protocols
+
+    func firstTwo<T: VaultCollectionValue>(_ list: List<T>) -> [T] { Array(list.prefix(2)) }
+    func everything<T: VaultFetchable>(_ type: T.Type, in realm: Vault) -> Results<T> { realm.objects(type) }
+    func sectionCount<S: VaultSectionedResult>(_ sections: S) -> Int { sections.isFrozen ? 0 : sections.count }
+    func summary<C: VaultCollectionBase>(_ collection: C) -> String { collection.description }
+    func hasValue<T: VaultOptionalType>(_ property: VaultProperty<T?>) -> Bool { property.value != nil }
+    func stored<T: VaultPropertyType>(_ value: T) -> T { value }
+    func subscribe<S: VaultSubscribable>(_ subject: S) -> S { subject }
+    typealias DogSectionChange = SectionedResultsChange<SectionedResults<String, Dog>>
     """#
 }
