@@ -87,6 +87,10 @@ struct MigrationIsolationTests {
             }
             let copies = migration.keptOldEntryTables
             #expect(copies.count == 1 && copies.allSatisfy { $0.hasSuffix("tags") }, "only the side table the block wrote was copied: \(copies)")
+            let indexes = copies.first.flatMap { copy in
+                try? migration.database.fetchAll("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?", arguments: [.text(copy)])
+            }
+            #expect(indexes?.count == 1, "the copy is indexed by owner: each old object reads its own entries")
         }
         defer { withExtendedLifetime(directory) {} }
         try onNewThread { [configuration] in

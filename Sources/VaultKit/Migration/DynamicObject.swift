@@ -71,7 +71,7 @@ public final class DynamicObject: Object {
             case nil:
                 return super[key]
             case .snapshot(let migration, let values, let layout):
-                guard let property = layout[key] else { return nil }
+                guard let property = layout[key] else { return migration.unknownProperty(key, of: className, side: "the file's schema") }
                 if property.isCollection {
                     let store = MigrationCollection(migration: migration, className: className, ownerRowID: rowID, property: property.property,
                                                     side: .old(property))
@@ -84,7 +84,7 @@ public final class DynamicObject: Object {
                 }
                 return property.valueType.flatMap { BoxedValues.decode(value, as: $0) }
             case .live(let migration, let schema):
-                guard let index = schema.index(ofProperty: key) else { return nil }
+                guard let index = schema.index(ofProperty: key) else { return migration.unknownProperty(key, of: className, side: "the new schema") }
                 let property = schema.properties[index]
                 if property.collectionKind != nil { return DynamicCollection.make(property, .detached(newCollection(migration, schema, property))) }
                 guard property.isColumn else { return nil }
@@ -96,6 +96,8 @@ public final class DynamicObject: Object {
                     guard let target = value.int64, let targetSchema = migration.newSchemas[linked] else { return nil }
                     return DynamicObject(className: linked, rowID: target, storage: .live(migration, targetSchema))
                 }
+                // nil itself, not an optional holding nil (which `new["x"] == nil` would miss).
+                if value.isNull { return nil }
                 return schema.accessors[index].decodeBoxed(value)
             }
         }
@@ -171,12 +173,21 @@ enum BoxedValues {
             return nil
         }
         if let encoded = schema.accessors[index].encodeBoxed(value) { return encoded }
-        // A value of another Swift type of the same kind (an Int for an Int32 property, an Int for a Double).
-        if let persistable = value as? any PersistableValue, type(of: persistable)._vaultPropertyType == property.type {
-            return persistable._vaultEncoded
+        if property.type == .mixed {
+            // Any value a mixed property can hold, as Realm takes it (`new["any"] = 12345`).
+            return (value as? AnyVaultValue ?? AnyVaultValue(boxed: value))?._vaultEncoded
         }
-        if property.type == .double || property.type == .float, let integer = value as? Int { return .real(Double(integer)) }
-        return nil
+        // A value of another Swift type of the same kind (an Int for an Int32 property, a Double for a Float,
+        // an Int for a Double), kept only when the property's type reads it back (300 is not an Int8).
+        var candidate: DatabaseValue?
+        if let persistable = value as? any PersistableValue, type(of: persistable)._vaultPropertyType == property.type {
+            candidate = persistable._vaultEncoded
+        } else if property.type == .double || property.type == .float {
+            if let integer = value as? Int { candidate = .real(Double(integer)) }
+            if let double = value as? Double { candidate = property.type == .float ? Float(double)._vaultEncoded : .real(double) }
+        }
+        guard let candidate, schema.accessors[index].decodeBoxed(candidate) != nil else { return nil }
+        return candidate
     }
 }
 

@@ -92,7 +92,9 @@ public final class Migration {
             }
             return
         }
-        forEachRow(table: old.table, columns: old.columns, through: .max) { rowID, values in
+        // A rebuilt class's old rows stay in the old table: those whose new object the block deleted are skipped, as in Realm.
+        let stillThere = old.sharedWithNew || newSchema == nil ? nil : quoteIdentifier(typeName)
+        forEachRow(table: old.table, columns: old.columns, through: .max, onlyRowsIn: stillThere) { rowID, values in
             if old.sharedWithNew, created[typeName]?.contains(rowID) == true { return }
             let oldObject = DynamicObject(className: typeName, rowID: rowID, storage: .snapshot(self, values, old.columns))
             block(oldObject, newSchema.map { DynamicObject(className: typeName, rowID: rowID, storage: .live(self, $0)) })
@@ -100,13 +102,18 @@ public final class Migration {
     }
 
     /// Creates an object of the class with the given values (a dictionary by
-    /// property name, or an array in property order); unset properties get
-    /// their type's zero value (optionals nil). A link may be given as a
-    /// migration object or an unmanaged object (created too), a list or set as
-    /// an array, a map as a dictionary.
+    /// property name, an array in property order, or an unmanaged object);
+    /// properties not given take the model's defaults, as a new instance of the
+    /// class has them (Realm's rule). A link may be given as a migration object
+    /// or an unmanaged object (created too), a list or set as an array, a map as
+    /// a dictionary.
     @discardableResult
     public func create(_ typeName: String, value: Any = [Any]()) -> MigrationObject {
         guard let schema = newSchemas[typeName] else { preconditionFailure("Migration.create: \(typeName) is not a class of the new schema") }
+        // An unmanaged object's values, as Realm's `create` takes any object with the properties.
+        let value: Any = (value as? ObjectBase).flatMap { $0.manager == nil ? Self.propertyValues(of: $0) : nil } ?? value
+        // Properties not given take the model's defaults, as `add` would (Realm reads them from a new instance).
+        let prototype = schema.type.init()
         /// The value given for a property: `.none` when not given (the default applies), `.some(nil)` for nil.
         func given(_ position: Int, _ property: Property) -> Any?? {
             if let dictionary = value as? [String: Any] {
@@ -118,7 +125,7 @@ public final class Migration {
         for (position, index) in schema.properties.indices.enumerated() where schema.properties[index].isColumn {
             let property = schema.properties[index]
             columns.append(property.columnSQL)
-            if let given = given(position, property) {
+            if let given = given(position, property) ?? (property.isRowIDKey ? nil : .some(prototype.value(at: index, schema: schema))) {
                 let encoded = property.type == .object
                     ? property.objectClassName.flatMap { reference(to: given, ofClass: $0) }
                     : BoxedValues.encode(given, for: index, of: schema)
@@ -153,7 +160,12 @@ public final class Migration {
     /// longer has it. Returns whether the file had the class.
     @discardableResult
     public func deleteData(forType typeName: String) -> Bool {
-        guard let definition = plan.stored[typeName] else { return false }
+        guard let definition = plan.stored[typeName] else {
+            // A class new in this version: only what the block created so far.
+            guard let schema = newSchemas[typeName] else { return false }
+            run(className: typeName, property: nil) { db in try db.execute(SystemTables.deleteAllSQL(className: schema.className)) }
+            return true
+        }
         deletedClasses.insert(typeName)
         run(className: typeName, property: nil) { db in
             if let schema = newSchemas[typeName] {
@@ -208,12 +220,12 @@ public final class Migration {
     /// table (a collection kept under its name and element type): from then on
     /// old objects read the copy, so the block sees the entries as they were
     /// however it changes the new ones (Realm keeps the old values apart). The
-    /// copy is one `CREATE TABLE … AS SELECT` inside the migration's transaction,
-    /// made only for tables the block writes; ``dropKeptOldEntries()`` removes it.
+    /// copy (`SchemaChange.keepOldEntries`) is made inside the migration's transaction,
+    /// only for tables the block writes; ``dropKeptOldEntries()`` removes it.
     func preserveOldEntries(of table: String, className: String) throws {
         let copy = SchemaChange.oldTableName(table)
         guard !keptOldEntries.contains(copy), oldSideTables.contains(table) else { return }
-        try database.execute("CREATE TABLE \(quoteIdentifier(copy)) AS SELECT * FROM \(quoteIdentifier(table))")
+        try SchemaChange.keepOldEntries(of: table, on: database)
         keptOldEntries.insert(copy)
     }
 
@@ -254,14 +266,16 @@ public final class Migration {
     }
 
     /// Reads a table in row-id order up to row id `last`, 512 rows a batch (so the block may write meanwhile).
-    private func forEachRow(table: String, columns: [String: StoredProperty], through last: Int64, _ body: (Int64, [String: DatabaseValue]) -> Void) {
+    private func forEachRow(table: String, columns: [String: StoredProperty], through last: Int64, onlyRowsIn existing: String? = nil,
+                            _ body: (Int64, [String: DatabaseValue]) -> Void) {
+        let existence = existing.map { " AND \"_vk_id\" IN (SELECT \"_vk_id\" FROM \($0))" } ?? ""
         let readable = columns.values.filter { !$0.isCollection }.sorted { $0.storedName < $1.storedName }
         let list = (["\"_vk_id\""] + readable.map(\.columnSQL)).joined(separator: ", ")
         var after = Int64.min
         while error == nil {
             let rows: [Row]
             do {
-                rows = try database.fetchAll("SELECT \(list) FROM \(table) WHERE \"_vk_id\" > ? AND \"_vk_id\" <= ? ORDER BY \"_vk_id\" LIMIT 512",
+                rows = try database.fetchAll("SELECT \(list) FROM \(table) WHERE \"_vk_id\" > ? AND \"_vk_id\" <= ?\(existence) ORDER BY \"_vk_id\" LIMIT 512",
                                              arguments: [.integer(after), .integer(last)])
             } catch {
                 record(error)
@@ -290,6 +304,13 @@ public final class Migration {
         } catch {
             record(error)
         }
+    }
+
+    /// A property a migration object does not have: Realm stops the program; here the
+    /// migration fails with the names (a misspelt name would otherwise migrate nil quietly).
+    func unknownProperty(_ key: String, of className: String, side: String) -> Any? {
+        record(VaultObjectError.invalidValue(className: className, property: key, reason: "\(className) has no property '\(key)' in \(side); the migration block read it"))
+        return nil
     }
 
     func record(_ failure: Swift.Error) {

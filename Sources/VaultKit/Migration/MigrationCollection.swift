@@ -140,6 +140,16 @@ final class MigrationCollection: DetachedElements {
 }
 
 extension Migration {
+    /// An unmanaged object's stored properties' values by name (nil ones left out).
+    static func propertyValues(of object: ObjectBase) -> [String: Any] {
+        guard let schema = try? ObjectSchema.schema(for: type(of: object)) else { return [:] }
+        var values: [String: Any] = [:]
+        for (index, property) in schema.properties.enumerated() where property.originProperty == nil {
+            if let value = object.value(at: index, schema: schema) { values[property.name] = value }
+        }
+        return values
+    }
+
     /// A link to `element` from the new schema: a new-side object of class
     /// `className`, or an unmanaged object of that class, which is created first
     /// (as Realm adds an unmanaged object assigned in a migration; the same
@@ -152,11 +162,7 @@ extension Migration {
         guard let object = element as? ObjectBase, object.manager == nil,
               let schema = try? ObjectSchema.schema(for: type(of: object)), schema.className == className else { return nil }
         if let created = createdForObjects[ObjectIdentifier(object)] { return .integer(created.rowID) }
-        var values: [String: Any] = [:]
-        for (index, property) in schema.properties.enumerated() where property.originProperty == nil {
-            if let value = object.value(at: index, schema: schema) { values[property.name] = value }
-        }
-        let created = create(className, value: values)
+        let created = create(className, value: Self.propertyValues(of: object))
         guard error == nil else { return nil }
         createdForObjects[ObjectIdentifier(object)] = (object, created.rowID)
         return .integer(created.rowID)

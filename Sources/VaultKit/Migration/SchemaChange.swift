@@ -27,7 +27,9 @@ import VaultCore
 //      gets the type's zero value), new required columns get the zero value,
 //      new optional ones NULL;
 //   4. the migration block runs (see Migration): old values are read from
-//      `_vk_old_<Class>`, new ones written to `<Class>`;
+//      `_vk_old_<Class>`, new ones written to `<Class>`; the primary key's
+//      unique index is made after it, so the block can give a new key its
+//      values (keys still equal then fail the migration);
 //   5. the old tables, the copies of old entries and the side tables of
 //      removed collection properties are dropped, the definitions and version stored, foreign keys checked
 //      (`PRAGMA foreign_key_check`: a dangling link is an error, never saved).
@@ -74,6 +76,7 @@ enum SchemaChange {
                 try migration.finish()
                 try migration.dropKeptOldEntries()
                 for (schema, stored) in plan.toRebuild {
+                    try createKeyIndexes(of: schema, on: db)
                     try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(oldTableName(schema.className)))")
                     try dropRemovedCollections(of: schema, storedDefinition: stored, on: db)
                     try db.execute(SystemTables.replaceDefinitionSQL, arguments: [.text(schema.className), .text(schema.storedDefinition)])
@@ -104,6 +107,16 @@ enum SchemaChange {
 
     /// The name a rebuilt class's table has while its migration runs.
     static func oldTableName(_ className: String) -> String { "_vk_old_" + className }
+
+    /// Copies side table `table`'s entries to `_vk_old_<table>` for a migration's old
+    /// objects to read: in stored order (their row ids, which sets and lists order
+    /// by, follow it), indexed by owner, since an old object reads its own entries.
+    static func keepOldEntries(of table: String, on db: Database) throws {
+        let copy = oldTableName(table)
+        try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(copy))")
+        try db.execute("CREATE TABLE \(quoteIdentifier(copy)) AS SELECT * FROM \(quoteIdentifier(table)) ORDER BY rowid")
+        try db.execute("CREATE INDEX \(quoteIdentifier(copy + "_owner")) ON \(quoteIdentifier(copy))(\"_vk_owner\")")
+    }
 
     private static func create(_ schemas: [ObjectSchema], recordingTypesOf list: [ObjectSchema], on db: Database) throws {
         for schema in schemas {
@@ -142,13 +155,14 @@ enum SchemaChange {
             if let before = old[property.storedName], before.element != element {
                 let table = schema.unquotedCollectionTableName(for: property)
                 if try db.fetchOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [.text(table)]) != nil {
-                    try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(oldTableName(table)))")
-                    try db.execute("CREATE TABLE \(quoteIdentifier(oldTableName(table))) AS SELECT * FROM \(quoteIdentifier(table))")
+                    try keepOldEntries(of: table, on: db)
                 }
                 try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(table))")
             }
         }
-        for statement in schema.creationSQL() { try db.execute(statement) }
+        // The primary key's unique index waits until the block has run (`createKeyIndexes`): as in Realm,
+        // a block may give a new key its values, or pass through duplicates it then removes.
+        for statement in schema.creationSQL() where !isKeyIndex(statement) { try db.execute(statement) }
 
         var columns = ["\"_vk_id\""], sources = ["\"_vk_id\""]
         var arguments: [DatabaseValue] = []
@@ -170,6 +184,22 @@ enum SchemaChange {
         }
         try db.execute("INSERT INTO \(quoteIdentifier(className)) (\(columns.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldTableName(className)))",
                        arguments: arguments)
+    }
+
+    private static func isKeyIndex(_ statement: String) -> Bool { statement.hasPrefix("CREATE UNIQUE INDEX") }
+
+    /// Creates a rebuilt class's primary-key index, once the migration block has run; keys left
+    /// equal fail the migration, naming the class and property (never a value: it may be a user's data).
+    private static func createKeyIndexes(of schema: ObjectSchema, on db: Database) throws {
+        for statement in schema.creationSQL() where isKeyIndex(statement) {
+            do {
+                try db.execute(statement)
+            } catch {
+                guard case .sqlite(let failure) = error, failure.code == .constraint else { throw error }
+                throw VaultObjectError.invalidValue(className: schema.className, property: schema.primaryKeyProperty?.name ?? "(primary key)",
+                                                    reason: "after the migration two objects have the same primary key; give each a unique value in the migration block")
+            }
+        }
     }
 
     /// Drops the side tables of collection properties the class no longer has
