@@ -53,6 +53,23 @@ enum KeyedV1 {
     }
 }
 
+/// "MRNamed": `first` renamed twice (through `middle`, for version 1) to `given` by version 2.
+enum RenamedV0 {
+    final class MRNamed: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var first = ""
+        @Persisted var count: Int?
+    }
+}
+
+enum RenamedV2 {
+    final class MRNamed: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var given = ""
+        @Persisted var total = 0
+    }
+}
+
 @Suite("Migrations as Realm's tests define them")
 struct MigrationRealmBehaviourTests {
     /// A vault at version 0 with items 1, 2, 3 (in `directory`), and the configuration opening it at version 1.
@@ -202,6 +219,52 @@ struct MigrationRealmBehaviourTests {
                 #expect { _ = try Vault(configuration: configuration) } throws: { "\($0)".contains("_id") && "\($0)".contains("primary key") }
                 #expect(try schemaVersionAtURL(url, encryptionKey: testKey) == 0)
             }
+        }
+    }
+
+    @Test("renames chain across versions; a rename to another type, optional to required, or from a missing property fails naming it",
+          arguments: [("chain", ""), ("first", "from string to int"), ("count", "from optional to required"), ("nosuch", "had no property 'nosuch'")])
+    func renames(from: String, failure: String) throws {
+        let directory = try TemporaryDirectory("migration-realm-renames")
+        let url = directory.file("named.vault")
+        try onNewThread {
+            let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [RenamedV0.MRNamed.self]))
+            try vault.write { vault.add(RenamedV0.MRNamed(value: ["id": 1, "first": "Ada", "count": 3])) }
+        }
+        var configuration = Vault.Configuration(fileURL: url, encryptionKey: testKey, schemaVersion: 2, objectTypes: [RenamedV2.MRNamed.self])
+        configuration.migrationBlock = { migration, oldVersion in
+            if from == "chain" {
+                if oldVersion < 1 { migration.renameProperty(onType: "MRNamed", from: "first", to: "middle") }
+                if oldVersion < 2 { migration.renameProperty(onType: "MRNamed", from: "middle", to: "given") }
+            } else {
+                migration.renameProperty(onType: "MRNamed", from: from, to: from == "nosuch" ? "given" : "total")
+            }
+        }
+        try onNewThread { [configuration] in
+            if failure.isEmpty {
+                let vault = try Vault(configuration: configuration)
+                #expect(vault.object(ofType: RenamedV2.MRNamed.self, forPrimaryKey: 1)?.given == "Ada")
+            } else {
+                #expect { _ = try Vault(configuration: configuration) } throws: { "\($0)".contains(failure) }
+                #expect(try schemaVersionAtURL(url, encryptionKey: testKey) == 0)
+            }
+        }
+    }
+
+    @Test("deleteVaultIfMigrationNeeded deletes the file without calling the block, also when the version was raised")
+    func deleteInsteadOfMigrating() throws {
+        let (directory, migrating) = try itemsFile("migration-realm-delete-if-needed") { _, _ in
+            Issue.record("the migration block is not called when the file is deleted")
+        }
+        defer { withExtendedLifetime(directory) {} }
+        var configuration = migrating
+        configuration.deleteVaultIfMigrationNeeded = true
+        try onNewThread { [configuration] in
+            let vault = try Vault(configuration: configuration)
+            #expect(vault.objects(MigrationItemV1.MRItem.self).isEmpty)
+            try vault.write { vault.add(MigrationItemV1.MRItem(value: ["id": 1, "rank": 2])) }
+            let url = try #require(configuration.fileURL)
+            #expect(try schemaVersionAtURL(url, encryptionKey: testKey) == 1)
         }
     }
 }

@@ -52,6 +52,8 @@ public final class Migration {
     /// The first failure: the rest is skipped and the migration rolled back with it.
     private(set) var error: Swift.Error?
     private var deletedClasses: Set<String> = []
+    /// Names a rename gave that the new schema does not have, by class: the stored name each stands for.
+    private var renamedProperties: [String: [String: String]] = [:]
     /// Unmanaged objects the block linked, and the rows made for them: linked again, an object is not created twice.
     var createdForObjects: [ObjectIdentifier: (object: ObjectBase, rowID: Int64)] = [:]
 
@@ -185,16 +187,32 @@ public final class Migration {
 
     /// Moves a property's values to its new name (Realm's `renameProperty`):
     /// `oldName` as the file stored it, `newName` a property of the new schema
-    /// of the same type.
+    /// (its Swift name or its stored name) of the same type. Renames chain, as
+    /// an app that renamed a property in two releases writes them
+    /// (`a` → `b` for version 1, `b` → `c` for version 2): a name the new schema
+    /// does not have is remembered as the old property's, for a later rename.
+    /// A rename that cannot be made (no such property, another type, optional
+    /// becoming required) fails the migration, naming the class and properties.
     public func renameProperty(onType typeName: String, from oldName: String, to newName: String) {
-        guard let schema = newSchemas[typeName], let index = schema.index(ofProperty: newName) else {
-            preconditionFailure("Migration.renameProperty: \(typeName) has no property '\(newName)' in the new schema")
+        let stored = StoredProperty.parse(plan.stored[typeName] ?? "")
+        let originalName = stored[oldName] == nil ? renamedProperties[typeName]?[oldName] : oldName
+        guard let schema = newSchemas[typeName], let old = oldTable(typeName), let originalName, let before = stored[originalName] else {
+            return record(VaultObjectError.invalidValue(className: typeName, property: oldName,
+                                                        reason: "renameProperty: \(typeName) had no property '\(oldName)' in the file's schema"))
         }
-        guard let old = oldTable(typeName), let before = StoredProperty.parse(plan.stored[typeName] ?? "")[oldName] else {
-            preconditionFailure("Migration.renameProperty: \(typeName) had no property '\(oldName)'")
+        guard let index = schema.index(ofProperty: newName) ?? schema.properties.firstIndex(where: { $0.storedName == newName }) else {
+            renamedProperties[typeName, default: [:]][newName] = originalName   // an intermediate name of a chain
+            return
         }
         let property = schema.properties[index]
-        run(className: typeName, property: newName) { db in
+        let element = property.collectionKind.map { "\($0.rawValue)<\(property.objectClassName ?? property.type.rawValue)>" }
+            ?? property.objectClassName ?? property.type.rawValue
+        guard before.element == element, !(before.isOptional && !property.isOptional && property.collectionKind == nil && property.objectClassName == nil) else {
+            let change = before.element == element ? "from optional to required" : "from \(before.element) to \(element)"
+            return record(VaultObjectError.invalidValue(className: typeName, property: property.name,
+                                                        reason: "renameProperty cannot rename '\(oldName)' to '\(newName)': it would change \(change)"))
+        }
+        run(className: typeName, property: property.name) { db in
             if property.collectionKind != nil {
                 try preserveOldEntries(of: schema.unquotedCollectionTableName(for: property), className: typeName)
                 try db.execute("DELETE FROM \(schema.collectionTableName(for: property)) WHERE 1")

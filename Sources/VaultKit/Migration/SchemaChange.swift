@@ -62,7 +62,7 @@ enum SchemaChange {
             }
             try db.transaction(.immediate) { db in
                 let plan = try SchemaPlan(list, on: db, codeVersion: configuration.schemaVersion)
-                try plan.checkAllowed(path: vault.path)
+                try plan.checkAllowed(path: vault.path, deletingIfNeeded: configuration.deleteVaultIfMigrationNeeded)
                 try create(plan.toCreate, recordingTypesOf: list, on: db)
                 for (schema, stored) in plan.toRebuild { try rebuild(schema, storedDefinition: stored, on: db) }
                 let migration = Migration(database: db, plan: plan, schemas: list, path: vault.path)

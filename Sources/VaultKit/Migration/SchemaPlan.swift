@@ -150,8 +150,11 @@ struct SchemaPlan {
     }
 
     /// Throws "migration required" on a downgrade, or when the changes need a migration and the version was not raised.
-    func checkAllowed(path: String) throws {
+    /// With `deletingIfNeeded` (`deleteVaultIfMigrationNeeded`) a change that needs a migration throws
+    /// even when the version was raised, so the caller deletes the file instead of migrating (Realm's rule:
+    /// the migration block is not called).
+    func checkAllowed(path: String, deletingIfNeeded: Bool = false) throws {
         try checkNotDowngrade(path: path)
-        if requiresMigration && !versionIncreased { throw migrationRequiredError(path: path) }
+        if requiresMigration && (!versionIncreased || deletingIfNeeded) { throw migrationRequiredError(path: path) }
     }
 }

@@ -78,7 +78,7 @@ extension Vault {
             finishRegistering(list)
             return
         }
-        try plan.checkAllowed(path: path)
+        try plan.checkAllowed(path: path, deletingIfNeeded: configuration.deleteVaultIfMigrationNeeded)
         try SchemaChange.apply(list, to: self, runMigrationBlock: atOpen)
         // The snapshot predates the new tables: the next read opens one that has them.
         releaseSnapshot()

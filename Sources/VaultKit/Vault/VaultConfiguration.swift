@@ -94,7 +94,9 @@ extension Vault {
         /// }
         /// ```
         public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
-        /// Delete the file and start empty when the stored schema differs, instead of failing.
+        /// Delete the file and start empty when the stored schema differs in a way
+        /// that needs a migration, instead of failing — also when `schemaVersion`
+        /// was raised: the migration block is then not called (Realm's rule).
         public var deleteVaultIfMigrationNeeded = false
         /// The most versions of the file this process may keep alive at once
         /// (Realm's setting): the latest commit plus every older one a vault on
