@@ -9,6 +9,9 @@ import VaultTestSupport
 // converts them, `create` takes the model's defaults, enumeration skips objects
 // the block deleted, and `deleteData` reaches a class new in this version.
 
+/// An enum stored as its raw value.
+enum MRMood: Int, PersistableEnum { case calm, busy }
+
 /// "MRItem" at two versions (V1 adds `rank`, so the class is rebuilt); "MRTag" new in V1.
 enum MigrationItemV0 {
     final class MRItem: Object {
@@ -18,6 +21,7 @@ enum MigrationItemV0 {
         @Persisted var weight: Float = 0
         @Persisted var level: Int8 = 0
         @Persisted var any: AnyVaultValue
+        @Persisted var mood = MRMood.calm
     }
 }
 
@@ -29,6 +33,7 @@ enum MigrationItemV1 {
         @Persisted var weight: Float = 0
         @Persisted var level: Int8 = 0
         @Persisted var any: AnyVaultValue
+        @Persisted var mood = MRMood.calm
         @Persisted var rank = 0
     }
 
@@ -88,9 +93,11 @@ struct MigrationRealmBehaviourTests {
         return (directory, configuration)
     }
 
-    @Test("nil reads as nil on both sides; Doubles set Floats, Ints set Int8s that fit, raw values set mixed properties")
+    @Test("nil reads as nil on both sides; integers and enums read as numbers of any width; Doubles set Floats, Ints set Int8s that fit, raw values set mixed properties; the old schema keeps declaration order")
     func valuesAsRealmGivesAndTakesThem() throws {
         let (directory, configuration) = try itemsFile("migration-realm-values") { migration, _ in
+            #expect(migration.oldSchema["MRItem"]?.properties.map(\.name) == ["id", "title", "nickname", "weight", "level", "any", "mood"],
+                    "the old schema in declaration order, as Realm's")
             migration.enumerateObjects(ofType: "MRItem") { old, new in
                 guard let old, let new else {
                     Issue.record("old and new items")
@@ -98,7 +105,14 @@ struct MigrationRealmBehaviourTests {
                 }
                 let id = old["id"] as? Int ?? 0
                 #expect((old["nickname"] == nil) == (id != 1) && (new["nickname"] == nil) == (id != 1), "nil itself, on both sides")
+                // Integers of any width and enums read as numbers that cast to any width, on both sides (Realm's NSNumber).
+                #expect(old["level"] as? Int8 == 0 && old["level"] as? Int == 0 && new["level"] as? Int == 0 && new["level"] as? Int64 == 0)
+                #expect(old["id"] as? Int32 == Int32(id) && new["id"] as? Int == id)
+                #expect(old["mood"] as? Int == 0 && new["mood"] as? Int == 0)
+                new["mood"] = old["id"] as? Int == 2 ? MRMood.busy : old["mood"]
                 new["weight"] = 1.5
+                new["level"] = old["id"]   // a number read from an object sets an Int8 it fits
+                #expect(new["level"] as? Int == id)
                 new["level"] = 100
                 new["any"] = id == 1 ? 12345 : "text"
                 new["rank"] = id * 10
@@ -111,13 +125,19 @@ struct MigrationRealmBehaviourTests {
             #expect(items.map(\.weight) == [1.5, 1.5, 1.5] && items.map(\.level) == [100, 100, 100])
             #expect(items.map(\.any) == [.int(12345), .string("text"), .string("text")])
             #expect(items.map(\.rank) == [10, 20, 30])
+            #expect(items.map(\.mood) == [.calm, .busy, .calm])
         }
     }
 
     @Test("a misspelt property, or a number that does not fit, fails the migration naming the property; the file keeps its version",
-          arguments: ["misspelt", "too large"])
+          arguments: ["misspelt", "too large", "unknown class"])
     func refusals(kind: String) throws {
         let (directory, configuration) = try itemsFile("migration-realm-refusals") { migration, _ in
+            if kind == "unknown class" {
+                let made = migration.create("MRNoSuchClass", value: ["name": "x"])
+                made["name"] = "y"   // skipped after the failure, as the rest of the block
+                return
+            }
             migration.enumerateObjects(ofType: "MRItem") { old, new in
                 if kind == "misspelt" {
                     _ = old?["titel"] as? String
@@ -130,7 +150,11 @@ struct MigrationRealmBehaviourTests {
         try onNewThread { [configuration] in
             #expect { _ = try Vault(configuration: configuration) } throws: { error in
                 let message = "\(error)"
-                return kind == "misspelt" ? message.contains("titel") && message.contains("MRItem") : message.contains("level")
+                switch kind {
+                case "misspelt": return message.contains("titel") && message.contains("MRItem")
+                case "too large": return message.contains("level")
+                default: return message.contains("MRNoSuchClass") && message.contains("objectTypes")
+                }
             }
             let url = try #require(configuration.fileURL)
             #expect(try schemaVersionAtURL(url, encryptionKey: testKey) == 0)

@@ -33,7 +33,10 @@ struct VaultErrorTests {
         #expect(code { _ = try Vault(configuration: Vault.Configuration(fileURL: junk, encryptionKey: testKey)) } == .invalidDatabase)
         // A read-only open of a file that is not there.
         #expect(code { _ = try Vault(configuration: Vault.Configuration(fileURL: directory.file("none.vault"), encryptionKey: testKey, readOnly: true)) } == .fileNotFound)
-        #expect(code { _ = try schemaVersionAtURL(directory.file("none.vault"), encryptionKey: testKey) } == .fileNotFound)
+        // schemaVersionAtURL: Realm's codes (testSchemaVersionAtURL): not initialized, and not a regular file.
+        #expect(code { _ = try schemaVersionAtURL(directory.file("none.vault"), encryptionKey: testKey) } == .invalidDatabase)
+        #expect(code { _ = try schemaVersionAtURL(URL(fileURLWithPath: "/dev/null"), encryptionKey: testKey) } == .fileAccess)
+        #expect(code { _ = try schemaVersionAtURL(directory.url, encryptionKey: testKey) } == .fileAccess)
         // A key of the wrong length.
         #expect(code { _ = try Vault(configuration: Vault.Configuration(fileURL: directory.file("b.vault"), encryptionKey: Data(count: 16))) } == .invalidInput)
     }

@@ -98,14 +98,18 @@ public final class DynamicObject: Object {
                 }
                 // nil itself, not an optional holding nil (which `new["x"] == nil` would miss).
                 if value.isNull { return nil }
-                return schema.accessors[index].decodeBoxed(value)
+                // As the old object gives it (and Realm both): stored values, integers of any width and enums
+                // as numbers that cast to any width (`new["count"] as! Int` for an Int32, `as! Int8`).
+                return BoxedValues.decode(value, as: property.type)
             }
         }
         set {
             switch migrationStorage {
             case nil:
                 super[key] = newValue
-            case .snapshot:
+            case .snapshot(let migration, _, _):
+                // After a failure (an object `create` could not make) the rest of the block is skipped, as the migration will be.
+                guard migration.error == nil else { return }
                 preconditionFailure("\(className).\(key): the old object of a migration is read-only; write to the new object")
             case .live(let migration, let schema):
                 guard let index = schema.index(ofProperty: key), schema.properties[index].originProperty == nil else {
@@ -145,11 +149,13 @@ public final class DynamicObject: Object {
 /// Values without a Swift class: a stored value as its property type's Swift
 /// type, and a boxed value as a property's column value.
 enum BoxedValues {
-    /// A stored value as the Swift type of its property type (decimals as ``Decimal128``, as in Realm).
+    /// A stored value as the Swift type of its property type, as Realm's dynamic
+    /// access gives it: integers (any width, and enums' raw values) as an `NSNumber`,
+    /// which casts to `Int`, `Int8`…`Int64` or `Double` as Realm's do; decimals as ``Decimal128``.
     static func decode(_ value: DatabaseValue, as type: PropertyType) -> Any? {
         switch type {
         case .bool: Bool._vaultDecode(value)
-        case .int: Int._vaultDecode(value)
+        case .int: Int64._vaultDecode(value).map { NSNumber(value: $0) }
         case .float: Float._vaultDecode(value)
         case .double: Double._vaultDecode(value)
         case .string: String._vaultDecode(value)
@@ -182,6 +188,8 @@ enum BoxedValues {
         var candidate: DatabaseValue?
         if let persistable = value as? any PersistableValue, type(of: persistable)._vaultPropertyType == property.type {
             candidate = persistable._vaultEncoded
+        } else if property.type == .int, value is NSNumber, let integer = value as? Int64 {
+            candidate = .integer(integer)   // a number read from a migration object (exactly an integer, or refused)
         } else if property.type == .double || property.type == .float {
             if let integer = value as? Int { candidate = .real(Double(integer)) }
             if let double = value as? Double { candidate = property.type == .float ? Float(double)._vaultEncoded : .real(double) }

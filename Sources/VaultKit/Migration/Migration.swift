@@ -74,7 +74,10 @@ public final class Migration {
     public var oldSchema: Schema { storedSchema }
     /// Built once per migration: old objects' `objectSchema` reads it too.
     private lazy var storedSchema = Schema(plan.stored.map { className, definition in
-        ObjectSchema(storedClassName: className, properties: StoredProperty.parse(definition).values.sorted { $0.storedName < $1.storedName }.map(\.property))
+        // Properties in the order the file recorded (Realm's: declaration order).
+        let order = (try? database.fetchOne(SystemTables.selectPropertyOrderSQL, arguments: [.text(className)]))?[0].string
+        return ObjectSchema(stored: className, definition: definition, embeddedFlags: plan.storedEmbedded,
+                            order: order.map { $0.split(separator: "\n").map(String.init) } ?? [])
     })
     /// The code's schema, which the migration moves the data to (Realm's `newSchema`).
     public var newSchema: Schema { Schema(newSchemas.values) }
@@ -111,7 +114,11 @@ public final class Migration {
     /// a dictionary.
     @discardableResult
     public func create(_ typeName: String, value: Any = [Any]()) -> MigrationObject {
-        guard let schema = newSchemas[typeName] else { preconditionFailure("Migration.create: \(typeName) is not a class of the new schema") }
+        guard let schema = newSchemas[typeName] else {
+            record(VaultObjectError.invalidValue(className: typeName, property: "(class)",
+                                                 reason: "Migration.create: \(typeName) is not a class of the new schema; list it in Configuration.objectTypes (without objectTypes, a class the file does not store yet is found at its first use, after the migration)"))
+            return DynamicObject(className: typeName, rowID: 0, storage: .snapshot(self, [:], [:]))
+        }
         // An unmanaged object's values, as Realm's `create` takes any object with the properties.
         let value: Any = (value as? ObjectBase).flatMap { $0.manager == nil ? Self.propertyValues(of: $0) : nil } ?? value
         // Properties not given take the model's defaults, as `add` would (Realm reads them from a new instance).

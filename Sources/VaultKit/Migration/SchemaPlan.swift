@@ -62,6 +62,8 @@ struct StoredProperty: Equatable {
 struct SchemaPlan {
     /// The stored definitions by class name.
     let stored: [String: String]
+    /// Whether each stored class is embedded, as the file recorded it.
+    let storedEmbedded: [String: Bool]
     let storedVersion: UInt64?
     let codeVersion: UInt64
     var toCreate: [ObjectSchema] = []
@@ -95,6 +97,7 @@ struct SchemaPlan {
             }
         }
         self.stored = stored
+        self.storedEmbedded = embedded
         self.storedVersion = try Self.storedSchemaVersion(on: db)
         self.codeVersion = codeVersion
         for schema in list {

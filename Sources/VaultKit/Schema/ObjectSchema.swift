@@ -358,22 +358,6 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         aliasedColumnList = other.aliasedColumnList
     }
 
-    /// A class as a file stored it (a migration's ``Migration/oldSchema``):
-    /// its name and properties, for inspection only — no Swift class, no accessors.
-    init(storedClassName className: String, properties: [Property]) {
-        self.className = className
-        self.properties = properties
-        isEmbedded = false
-        type = DynamicObject.self
-        accessors = []
-        linkTypes = properties.map { _ in nil }
-        prototype = DynamicObject()
-        seed = 0
-        indexByConstruction = []
-        indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-        primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
-    }
-
     /// A class the file stores whose Swift type this process does not have (a
     /// runtime class, see RuntimeSchema): read and written through ``DynamicObject``,
     /// with accessors chosen by property type.

@@ -93,7 +93,15 @@ extension Vault {
             }
             return (definition, embedded, order)
         }) else { return nil }
-        // Declaration order where the file recorded it (files written before it was recorded: by name).
+        return ObjectSchema(stored: className, definition: definition, embeddedFlags: embeddedFlags, order: order)
+    }
+}
+
+extension ObjectSchema {
+    /// A class as the file stores it: its definition, the classes' embedded flags,
+    /// and the declaration order the file recorded (files written before it was
+    /// recorded: by name). Read and written through ``DynamicObject``.
+    convenience init(stored className: String, definition: String, embeddedFlags: [String: Bool], order: [String]) {
         let position = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let stored = StoredProperty.parse(definition).values.sorted {
             (position[$0.storedName] ?? Int.max, $0.storedName) < (position[$1.storedName] ?? Int.max, $1.storedName)
@@ -105,8 +113,8 @@ extension Vault {
                             isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed, objectClassName: property.objectClassName,
                             collectionKind: property.collectionKind, originProperty: nil, isEmbeddedLink: isEmbeddedLink)
         }
-        return ObjectSchema(runtimeClassName: className, properties: properties, isEmbedded: embeddedFlags[className] ?? false,
-                            accessors: properties.map(PropertyAccessor.runtime(for:)))
+        self.init(runtimeClassName: className, properties: properties, isEmbedded: embeddedFlags[className] ?? false,
+                  accessors: properties.map(PropertyAccessor.runtime(for:)))
     }
 }
 

@@ -57,10 +57,18 @@ extension Vault {
 /// `encryptionKey` (64 bytes) through the storage core alone, so it works
 /// whatever models the vault was written with.
 ///
-/// - Throws: ``Vault/Error``: `.fileNotFound`, or what opening throws (not a vault, a wrong key: `.invalidDatabase`).
+/// - Throws: ``Vault/Error``, with Realm's codes: `.invalidDatabase` when no
+///   vault was made there yet (Realm: "has not been initialized") or the file
+///   is not one (or the key is wrong); `.fileAccess` for something that is not
+///   a regular file (a directory, a device).
 public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
-    guard FileManager.default.fileExists(atPath: fileURL.path) else {
-        throw Vault.Error(.fileNotFound, underlyingError: VaultError.fileNotFound(path: fileURL.path))
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: fileURL.path, isDirectory: &isDirectory) else {
+        throw Vault.Error(.invalidDatabase, underlyingError: VaultError.notAVault(path: fileURL.path, reason: "no vault has been initialized there"))
+    }
+    let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL.path)
+    guard !isDirectory.boolValue, attributes?[.type] as? FileAttributeType == .typeRegular else {
+        throw Vault.Error(.fileAccess, underlyingError: VaultError.io(path: fileURL.path, detail: "not a regular file"))
     }
     do {
         // The storage core only: no class is registered, so no schema check can refuse the file.
