@@ -130,4 +130,36 @@ struct MigrationIsolationTests {
             #expect(vault.dynamicObjects("DCDog").count == 4)
         }
     }
+
+    @Test("a class the migration did not rebuild keeps its old values once the block changes its objects (through links, in another enumeration)",
+          arguments: Shape.allCases)
+    func unchangedClassKeepsOldValues(shape: Shape) throws {
+        let (directory, configuration) = try migration("migration-isolation-rows", shape) { migration, _ in
+            migration.enumerateObjects(ofType: "DCShelter") { _, new in
+                guard let dogs = new?["dogs"] as? List<MigrationObject> else { return }
+                for dog in dogs { dog["name"] = "Renamed" }   // DCDog is never rebuilt: its rows are copied first
+            }
+            var oldNames: [String] = [], newNames: [String] = []
+            migration.enumerateObjects(ofType: "DCDog") { old, new in
+                oldNames.append(old?["name"] as? String ?? "?")
+                newNames.append(new?["name"] as? String ?? "?")
+                if old?["name"] as? String == "Fido", let new { migration.delete(new) }
+            }
+            #expect(oldNames == ["Rex", "Fido"] && newNames == ["Renamed", "Renamed"], "old values as the file had them")
+            var again: [String] = []
+            migration.enumerateObjects(ofType: "DCDog") { old, _ in again.append(old?["name"] as? String ?? "?") }
+            #expect(again == ["Rex"], "the deleted dog is not enumerated again")
+            migration.enumerateObjects(ofType: "DCShelter") { old, _ in
+                let linked = (old?["dogs"] as? List<MigrationObject>)?.map { $0["name"] as? String ?? "?" }
+                #expect(linked == ["Rex", "Fido"], "an old object's links reach old values")
+            }
+        }
+        defer { withExtendedLifetime(directory) {} }
+        try onNewThread { [configuration] in
+            let vault = try Vault(configuration: configuration)
+            #expect(vault.dynamicObjects("DCDog").compactMap { $0["name"] as? String } == ["Renamed"])
+            let leftovers = try vault.withDatabase { db in try db.fetchAll("SELECT name FROM sqlite_schema WHERE name LIKE '\\_vk\\_old\\_%' ESCAPE '\\'") }
+            #expect(leftovers.isEmpty)
+        }
+    }
 }

@@ -132,6 +132,7 @@ public final class DynamicObject: Object {
                     return
                 }
                 migration.run(className: className, property: key) { db in
+                    try migration.preserveOldRows(of: className)
                     try db.execute("UPDATE \(schema.tableName) SET \(schema.properties[index].columnSQL) = ? WHERE \"_vk_id\" = ?", arguments: [encoded, .integer(rowID)])
                 }
             }
@@ -202,10 +203,7 @@ enum BoxedValues {
 extension Migration {
     /// The object a link of an old object points at, with its old values.
     func oldObject(ofClass className: String, rowID: Int64) -> DynamicObject? {
-        guard let definition = plan.stored[className] else { return nil }
-        let layout = StoredProperty.parse(definition)
-        let rebuilt = plan.toRebuild.contains { $0.schema.className == className }
-        let table = quoteIdentifier(rebuilt ? SchemaChange.oldTableName(className) : className)
+        guard let (table, layout, _) = oldTable(className) else { return nil }
         let ordered = layout.values.filter { !$0.isCollection }.sorted { $0.storedName < $1.storedName }
         let list = ordered.map(\.columnSQL).joined(separator: ", ")
         guard !ordered.isEmpty, let row = try? database.fetchOne("SELECT \(list) FROM \(table) WHERE \"_vk_id\" = ?", arguments: [.integer(rowID)]) else { return nil }

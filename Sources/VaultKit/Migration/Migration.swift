@@ -52,6 +52,8 @@ public final class Migration {
     /// The first failure: the rest is skipped and the migration rolled back with it.
     private(set) var error: Swift.Error?
     private var deletedClasses: Set<String> = []
+    /// Classes not rebuilt whose rows were copied to `_vk_old_<Class>` before the block first changed them.
+    var keptOldClassTables: Set<String> = []
     /// Names a rename gave that the new schema does not have, by class: the stored name each stands for.
     private var renamedProperties: [String: [String: String]] = [:]
     /// Unmanaged objects the block linked, and the rows made for them: linked again, an object is not created twice.
@@ -92,15 +94,21 @@ public final class Migration {
             guard let newSchema else { return }
             // A class new in this version: the objects there when the enumeration starts (created by the block before).
             let last = (try? database.fetchOne("SELECT max(\"_vk_id\") FROM \(quoteIdentifier(typeName))"))?[0].int64 ?? 0
-            forEachRow(table: quoteIdentifier(typeName), columns: [:], through: last) { rowID, _ in
+            forEachRow({ (quoteIdentifier(typeName), nil) }, columns: [:], through: last) { rowID, _ in
                 block(nil, DynamicObject(className: typeName, rowID: rowID, storage: .live(self, newSchema)))
             }
             return
         }
-        // A rebuilt class's old rows stay in the old table: those whose new object the block deleted are skipped, as in Realm.
-        let stillThere = old.sharedWithNew || newSchema == nil ? nil : quoteIdentifier(typeName)
-        forEachRow(table: old.table, columns: old.columns, through: .max, onlyRowsIn: stillThere) { rowID, values in
-            if old.sharedWithNew, created[typeName]?.contains(rowID) == true { return }
+        // Where the old rows are is asked for per batch: the block's first change to a class it did not rebuild
+        // copies them (preserveOldRows). Once they are apart from the new ones, rows whose new object the block
+        // deleted are skipped, as in Realm; while they share the table, rows `create` made are.
+        let source = { [unowned self] () -> (table: String, existing: String?) in
+            let now = self.oldTable(typeName)
+            let shared = now?.sharedWithNew ?? true
+            return (now?.table ?? quoteIdentifier(typeName), shared || newSchema == nil ? nil : quoteIdentifier(typeName))
+        }
+        forEachRow(source, columns: old.columns, through: .max) { rowID, values in
+            if sharesTable(typeName), created[typeName]?.contains(rowID) == true { return }
             let oldObject = DynamicObject(className: typeName, rowID: rowID, storage: .snapshot(self, values, old.columns))
             block(oldObject, newSchema.map { DynamicObject(className: typeName, rowID: rowID, storage: .live(self, $0)) })
         }
@@ -161,6 +169,7 @@ public final class Migration {
     /// Deletes an object of the new schema (a `newObject` of `enumerateObjects`, or one `create` returned).
     public func delete(_ object: MigrationObject) {
         run(className: object.className, property: nil) { db in
+            try preserveOldRows(of: object.className)
             try db.execute("DELETE FROM \(quoteIdentifier(object.className)) WHERE \"_vk_id\" = ?", arguments: [.integer(object.rowID)])
         }
     }
@@ -232,73 +241,31 @@ public final class Migration {
 
     // MARK: Internals
 
-    /// Where an old object's collection is read: the copy of its entries a
-    /// rebuild kept when the element type changed (the live table was emptied),
-    /// else its side table.
-    func oldSideTable(_ property: StoredProperty, className: String) -> String {
-        let copy = SchemaChange.oldTableName(property.unquotedSideTable(of: className))
-        return keptOldEntries.contains(copy) ? quoteIdentifier(copy) : property.sideTable(of: className)
-    }
-
-    /// Copies the entries of side table `table` (unquoted) of class `className`
-    /// before the block first changes it, when the old schema reads the same
-    /// table (a collection kept under its name and element type): from then on
-    /// old objects read the copy, so the block sees the entries as they were
-    /// however it changes the new ones (Realm keeps the old values apart). The
-    /// copy (`SchemaChange.keepOldEntries`) is made inside the migration's transaction,
-    /// only for tables the block writes; ``dropKeptOldEntries()`` removes it.
-    func preserveOldEntries(of table: String, className: String) throws {
-        let copy = SchemaChange.oldTableName(table)
-        guard !keptOldEntries.contains(copy), oldSideTables.contains(table) else { return }
-        try SchemaChange.keepOldEntries(of: table, on: database)
-        keptOldEntries.insert(copy)
-    }
-
-    /// Drops every copy of old entries (a rebuild's and the block's), once the block has run.
-    func dropKeptOldEntries() throws {
-        for copy in keptOldEntries.sorted() { try database.execute("DROP TABLE IF EXISTS \(quoteIdentifier(copy))") }
-        keptOldEntries = []
-    }
-
-    /// The copies of old entries there are now, by name (tests look).
-    var keptOldEntryTables: [String] { keptOldEntries.sorted() }
-
     /// The side tables (unquoted) the file's schema had, which old objects read unless a copy was kept.
-    private lazy var oldSideTables: Set<String> = Set(plan.stored.flatMap { className, definition in
+    lazy var oldSideTables: Set<String> = Set(plan.stored.flatMap { className, definition in
         StoredProperty.parse(definition).values.filter(\.isCollection).map { $0.unquotedSideTable(of: className) }
     })
 
     /// The copies of old entries kept so far: the rebuilds' (all made before the
     /// block runs, read once here) and those `preserveOldEntries` adds.
-    private lazy var keptOldEntries: Set<String> = {
+    lazy var keptOldEntries: Set<String> = {
         let prefix = SchemaChange.oldTableName(CollectionTableName.prefix)
         let rows = (try? database.fetchAll("SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ?",
                                            arguments: [.integer(Int64(prefix.utf8.count)), .text(prefix)])) ?? []
         return Set(rows.compactMap { $0[0].string })
     }()
 
-    /// The table holding a class's objects as they were, with its column names by stored property name, and
-    /// whether it is also the new objects' table (a class the migration did not rebuild).
-    private func oldTable(_ className: String) -> (table: String, columns: [String: StoredProperty], sharedWithNew: Bool)? {
-        guard let definition = plan.stored[className] else { return nil }
-        let shared = sharesTable(className)
-        return (quoteIdentifier(shared ? className : SchemaChange.oldTableName(className)), StoredProperty.parse(definition), shared)
-    }
-
-    /// Whether the class's old and new objects are in one table: the file had it and the migration did not rebuild it.
-    private func sharesTable(_ className: String) -> Bool {
-        plan.stored[className] != nil && !plan.toRebuild.contains { $0.schema.className == className }
-    }
-
     /// Reads a table in row-id order up to row id `last`, 512 rows a batch (so the block may write meanwhile).
-    private func forEachRow(table: String, columns: [String: StoredProperty], through last: Int64, onlyRowsIn existing: String? = nil,
+    /// `source` gives, per batch, the table and the table a row must still be in (if any).
+    private func forEachRow(_ source: () -> (table: String, existing: String?), columns: [String: StoredProperty], through last: Int64,
                             _ body: (Int64, [String: DatabaseValue]) -> Void) {
-        let existence = existing.map { " AND \"_vk_id\" IN (SELECT \"_vk_id\" FROM \($0))" } ?? ""
         let readable = columns.values.filter { !$0.isCollection }.sorted { $0.storedName < $1.storedName }
         let list = (["\"_vk_id\""] + readable.map(\.columnSQL)).joined(separator: ", ")
         var after = Int64.min
         while error == nil {
             let rows: [Row]
+            let (table, existing) = source()
+            let existence = existing.map { " AND \"_vk_id\" IN (SELECT \"_vk_id\" FROM \($0))" } ?? ""
             do {
                 rows = try database.fetchAll("SELECT \(list) FROM \(table) WHERE \"_vk_id\" > ? AND \"_vk_id\" <= ?\(existence) ORDER BY \"_vk_id\" LIMIT 512",
                                              arguments: [.integer(after), .integer(last)])

@@ -108,6 +108,15 @@ enum SchemaChange {
     /// The name a rebuilt class's table has while its migration runs.
     static func oldTableName(_ className: String) -> String { "_vk_old_" + className }
 
+    /// Copies a class's rows to `_vk_old_<Class>` for a migration's old objects to
+    /// read (a class the migration did not rebuild, once the block changes it), indexed by row id.
+    static func keepOldRows(of className: String, on db: Database) throws {
+        let copy = oldTableName(className)
+        try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(copy))")
+        try db.execute("CREATE TABLE \(quoteIdentifier(copy)) AS SELECT * FROM \(quoteIdentifier(className)) ORDER BY \"_vk_id\"")
+        try db.execute("CREATE UNIQUE INDEX \(quoteIdentifier(copy + "_id")) ON \(quoteIdentifier(copy))(\"_vk_id\")")
+    }
+
     /// Copies side table `table`'s entries to `_vk_old_<table>` for a migration's old
     /// objects to read: in stored order (their row ids, which sets and lists order
     /// by, follow it), indexed by owner, since an old object reads its own entries.
