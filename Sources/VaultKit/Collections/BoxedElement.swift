@@ -7,6 +7,8 @@ import Foundation
 /// `List<Float>`, `[2]` a `List<Double>`.
 func boxedElement<Element>(_ value: Any, as _: Element.Type) -> Element? {
     if let element = value as? Element { return element }
+    // NSNull (a JSON null) is nil for an optional element.
+    if value is NSNull { return (Optional<Never>.none as Any) as? Element }
     if Element.self == AnyVaultValue.self { return (AnyVaultValue(boxed: value) as Any) as? Element }
     return convertedNumber(value, as: Element.self)
 }
@@ -39,4 +41,15 @@ private func convertedNumber<Element>(_ value: Any, as _: Element.Type) -> Eleme
     }
     return exactly(Int.self) ?? exactly(Int8.self) ?? exactly(Int16.self) ?? exactly(Int32.self) ?? exactly(Int64.self)
         ?? floating(Double.self) ?? floating(Float.self)
+}
+
+/// A single property's value given as a plain value (`Object(value:)`, `create`,
+/// key-value coding), as Realm converts it: itself, a number of another width
+/// that fits (`1` for a `Double`, `1.5` for a `Float`), any value a mixed
+/// property can hold, or the stored form of the property's type (an enum's raw
+/// value, a custom type's persisted value).
+func convertedValue<Value: PersistableValue>(_ value: Any, to _: Value.Type) -> Value? {
+    if let converted = boxedElement(value, as: Value.self) { return converted }
+    guard let given = value as? any PersistableValue, type(of: given)._vaultPropertyType == Value._vaultPropertyType else { return nil }
+    return Value._vaultDecode(given._vaultEncoded)
 }

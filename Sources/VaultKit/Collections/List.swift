@@ -89,6 +89,10 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     public var startIndex: Int { 0 }
     public var endIndex: Int { elements.count }
     public var count: Int { elements.count }
+    /// Iterates over the elements as they were when iteration started (one read),
+    /// as Realm's fast enumeration does: appending or deleting inside a `for` loop
+    /// neither loops forever nor skips elements.
+    public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
 
     /// The element at `index`; setting it replaces the element.
     public subscript(index: Int) -> Element {

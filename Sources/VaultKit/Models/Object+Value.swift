@@ -19,23 +19,27 @@ extension ObjectBase {
 
     /// For a link or a collection of objects given as a dictionary or an array
     /// (or an array of those), as Realm accepts them: the unmanaged objects they describe.
-    static func linkedObjects(from value: Any?, linkType: ObjectBase.Type?, property: Property) -> Any? {
+    static func linkedObjects(from value: Any?, linkType: ObjectBase.Type?, property: Property, given: GivenProperties? = nil) -> Any? {
         guard let linkType, let value, !(value is ObjectBase) else { return value }
         func object(_ description: Any) -> Any {
             guard description is [String: Any] || description is [String: Any?] || description is [Any?] else { return description }
             let made = linkType.init()
-            made.assignValues(from: description)
+            made.assignValues(from: description, given: given)
             return made
         }
         if property.collectionKind == .list || property.collectionKind == .set, let array = value as? [Any] {
             return array.map(object)
         }
+        if property.collectionKind == .map, let dictionary = value as? [String: Any] {
+            return dictionary.mapValues(object)
+        }
         if property.collectionKind == nil && property.originProperty == nil { return object(value) }
         return value
     }
 
-    /// Sets this unmanaged object's properties from a dictionary, an array or an object.
-    func assignValues(from value: Any) {
+    /// Sets this unmanaged object's properties from a dictionary, an array or an object;
+    /// `given` records which properties a dictionary or an array gave, here and in the objects it describes.
+    func assignValues(from value: Any, given: GivenProperties? = nil) {
         let schema: ObjectSchema
         do {
             schema = try ObjectSchema.schema(for: type(of: self))
@@ -44,29 +48,32 @@ extension ObjectBase {
         }
         func assign(_ index: Int, _ newValue: Any?) {
             let property = schema.properties[index]
-            let newValue = ObjectBase.linkedObjects(from: newValue, linkType: schema.linkTypes[index], property: property)
+            let newValue = ObjectBase.linkedObjects(from: newValue, linkType: schema.linkTypes[index], property: property, given: given)
             guard schema.accessors[index].assignUnmanaged(self, newValue) else {
                 preconditionFailure("Invalid value for \(schema.className).\(property.name): expected \(property.objectClassName ?? property.type.rawValue)\(property.isOptional ? "?" : ""), got \(newValue.map { "\(type(of: $0))" } ?? "nil")")
             }
         }
+        // Keys that name no stored property are ignored, as Realm ignores them (a JSON payload's extra fields).
+        func assignEntries<S: Sequence>(_ entries: S) where S.Element == (key: String, value: Any?) {
+            var names: Set<String> = []
+            for (name, newValue) in entries {
+                guard let index = schema.index(ofProperty: name), schema.properties[index].originProperty == nil else { continue }
+                assign(index, newValue)
+                names.insert(schema.properties[index].name)
+            }
+            given?.record(self, names)
+        }
+        let stored = schema.properties.indices.filter { schema.properties[$0].originProperty == nil }
         switch value {
         case let dictionary as [String: Any?]:
-            for (name, newValue) in dictionary {
-                guard let index = schema.index(ofProperty: name) else {
-                    preconditionFailure("\(schema.className) has no property named '\(name)'")
-                }
-                assign(index, newValue)
-            }
+            assignEntries(dictionary)
         case let dictionary as [String: Any]:
-            for (name, newValue) in dictionary {
-                guard let index = schema.index(ofProperty: name) else {
-                    preconditionFailure("\(schema.className) has no property named '\(name)'")
-                }
-                assign(index, newValue)
-            }
+            assignEntries(dictionary.lazy.map { (key: $0.key, value: Optional($0.value)) })
         case let array as [Any?]:
-            precondition(array.count <= schema.properties.count, "\(schema.className) has \(schema.properties.count) properties; \(array.count) values were given")
-            for (index, newValue) in array.enumerated() { assign(index, newValue) }
+            // In the order of the stored properties (linking objects have no value to give).
+            precondition(array.count <= stored.count, "\(schema.className) has \(stored.count) properties; \(array.count) values were given")
+            for (offset, newValue) in array.enumerated() { assign(stored[offset], newValue) }
+            given?.record(self, Set(stored.prefix(array.count).map { schema.properties[$0].name }))
         case let other as ObjectBase:
             guard let otherSchema = try? ObjectSchema.schema(for: type(of: other)) else { return }
             for (index, property) in schema.properties.enumerated() where property.originProperty == nil {

@@ -133,8 +133,9 @@ struct PropertyAccessor: @unchecked Sendable {
         }
         assignUnmanaged = { object, newValue in
             if Value.self is any PersistableCollection.Type, let collection = Value._vaultDefaultValue() as? any PersistableCollection {
-                // Collections take arrays (maps: dictionaries) of elements.
-                guard let newValue, collection.assignUnmanaged(from: newValue), let value = collection as? Value else { return false }
+                // Collections take arrays (maps: dictionaries) of elements; nil or NSNull is an empty one (Realm's rule).
+                let isEmpty = newValue == nil || newValue is NSNull
+                guard isEmpty || collection.assignUnmanaged(from: newValue as Any), let value = collection as? Value else { return false }
                 pointer(object).pointee.storage = .value(value)
                 return true
             }
@@ -143,7 +144,7 @@ struct PropertyAccessor: @unchecked Sendable {
                 pointer(object).pointee.storage = .value(empty)
                 return true
             }
-            guard let value = newValue as? Value ?? (isMixed ? (AnyVaultValue(boxed: newValue) as Any) as? Value : nil) else { return false }
+            guard let newValue, let value = newValue as? Value ?? convertedValue(newValue, to: Value.self) else { return false }
             pointer(object).pointee.storage = .value(value)
             return true
         }

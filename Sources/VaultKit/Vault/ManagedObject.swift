@@ -27,6 +27,12 @@ final class ManagedObject {
     @usableFromInline @exclusivity(unchecked) var version: UInt64
     /// The row is gone; the values keep their last contents (never a crash, never garbage).
     @exclusivity(unchecked) private(set) var isDeleted = false
+    /// The write transaction (its serial in the session) that inserted this row, 0 for a row read:
+    /// when that transaction rolls back, the object is invalidated, as in Realm (its row id may be
+    /// given to another object, so it must never read or link that row).
+    var insertedInWrite = 0
+    /// Whether the transaction that inserted this row rolled back.
+    var insertRolledBack: Bool { insertedInWrite != 0 && vault.session.rolledBackWrites.contains(insertedInWrite) }
     /// Whether reads take part in Observation (`Configuration.observationTracking`; never for frozen vaults).
     @usableFromInline let tracksObservation: Bool
     /// The object's `ObjectTracking` once a property was read, and its neighbours
@@ -62,6 +68,7 @@ final class ManagedObject {
     convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, adopting storage: UnsafeMutablePointer<DatabaseValue>) {
         self.init(vault: vault, schema: schema, rowID: rowID, storage: storage,
                   version: vault.contentVersion, tracksObservation: vault.session.tracksObservation)
+        insertedInWrite = vault.session.writeSerial
     }
 
     /// Storage for one row of `schema`, every value NULL, for `init(vault:schema:rowID:adopting:)`
@@ -118,6 +125,10 @@ final class ManagedObject {
         // session, whose weak references make every retain take the slow path.
         vault.session.verifyConfinement("a managed \(schema.className) object")
         guard version != vault.session.contentVersion, !isDeleted else { return }
+        if insertRolledBack {
+            isDeleted = true
+            return
+        }
         switch vault.loadRow(schema, rowID: rowID) {
         case .success(let row?): replaceStorage(with: row)
         case .success(nil): isDeleted = true

@@ -150,6 +150,7 @@ extension Vault {
         }
         writeDepth = 0
         commitSequence = committedSequence
+        session.writeSerial &+= 1
         session.registeredInWrite = []
         returnBorrowedWriter()
         if committedSequence != previousSequence { didCommit() }
@@ -171,6 +172,9 @@ extension Vault {
         returnBorrowedWriter()
         writeDepth = 0
         deferredError = nil
+        // Objects this transaction inserted are invalidated when next read (their rows are gone).
+        session.rolledBackWrites.insert(session.writeSerial)
+        session.writeSerial &+= 1
         contentVersion &+= 1
     }
 

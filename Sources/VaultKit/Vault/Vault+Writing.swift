@@ -12,7 +12,7 @@ extension Vault {
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         guard requireWrite("add(_:)") else { return }
         do {
-            _ = try insertOrUpdate(object, policy: update)
+            _ = try withNestedWrite(NestedWrite(policy: update, given: nil)) { try insertOrUpdate(object, policy: update) }
         } catch {
             deferError(error)
         }
@@ -30,18 +30,29 @@ extension Vault {
     /// are written (as in Realm); `add(_:update:)` compares every property.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
-        let object = T()
-        object.assignValues(from: value)
+        // The class passed, not the static type: `create(type(of: object), …)` from code that holds an `Object`.
+        let object = type.init()
+        // Which properties the value gave, for the object and each object it describes as a dictionary or an array:
+        // updating an existing object writes those only (as Realm does), at every depth.
+        let given = GivenProperties()
+        object.assignValues(from: value, given: given)
         guard requireWrite("create(_:value:update:)") else { return object }
-        var only: Set<String>?
-        if let dictionary = value as? [String: Any?] { only = Set(dictionary.keys) }
-        else if let dictionary = value as? [String: Any] { only = Set(dictionary.keys) }
         do {
-            _ = try insertOrUpdate(object, policy: update, onlyProperties: only)
+            _ = try withNestedWrite(NestedWrite(policy: update, given: given)) {
+                try insertOrUpdate(object, policy: update, onlyProperties: given.properties(of: object))
+            }
         } catch {
             deferError(error)
         }
         return object
+    }
+
+    /// Runs `body` with `write` as the way linked objects are stored (the outermost call's).
+    private func withNestedWrite<R>(_ write: NestedWrite, _ body: () throws -> R) throws -> R {
+        guard session.nestedWrite == nil else { return try body() }
+        session.nestedWrite = write
+        defer { session.nestedWrite = nil }
+        return try body()
     }
 
     /// The stored value of a link to `object`: an object is added first if
@@ -59,7 +70,10 @@ extension Vault {
         if let progress = session.rowsInProgress[ObjectIdentifier(object)], let rowID = progress { return .integer(rowID) }
         do {
             if let object = object as? Object {
-                return .integer(try insertOrUpdate(object, policy: .modified))
+                // Inside `add`/`create`, the caller's policy and the properties its value gave (Realm's rule);
+                // elsewhere (a property set, a list append) an existing key updates the object.
+                let nested = session.nestedWrite
+                return .integer(try insertOrUpdate(object, policy: nested?.policy ?? .modified, onlyProperties: nested?.given?.properties(of: object)))
             }
             return .integer(try insertEmbedded(object))
         } catch {
@@ -87,7 +101,8 @@ extension Vault {
         let schema = try registeredSchema(for: type(of: object))
         if let manager = object.manager {
             guard manager.vault === self || manager.vault.path == path else { throw VaultObjectError.wrongVault(className: schema.className) }
-            guard !manager.isDeleted else { throw VaultObjectError.invalidatedObject(className: schema.className) }
+            // An object whose insert rolled back is invalidated, not a row id to link (the row may be another's now).
+            guard !manager.isDeleted, !manager.insertRolledBack else { throw VaultObjectError.invalidatedObject(className: schema.className) }
             return manager.rowID
         }
         return try insertRow(object, schema: schema, policy: policy, onlyProperties: onlyProperties)
@@ -158,8 +173,10 @@ extension Vault {
         if let existing, let existingID = existing.first?.int64 {
             rowID = existingID
             markInProgress(rowID)
-            for (index, target) in links { values[index] = storedReference(to: target) }
-            for (index, value) in mixedLinks { values[index] = try storedMixedColumn(value, schema: schema, index: index) }
+            // Only the links being written: a default-valued link of a partial update would otherwise add a stray object.
+            func isWritten(_ index: Int) -> Bool { onlyProperties?.contains(schema.properties[index].name) ?? true }
+            for (index, target) in links where isWritten(index) { values[index] = storedReference(to: target) }
+            for (index, value) in mixedLinks where isWritten(index) { values[index] = try storedMixedColumn(value, schema: schema, index: index) }
             let stored = schema.expand(existing.dropFirst())
             let pk = schema.primaryKeyIndex
             let changed = schema.columnIndexes.filter { index in

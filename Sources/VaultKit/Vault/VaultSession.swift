@@ -89,6 +89,12 @@ final class VaultSession {
     var deferredError: Swift.Error?
     /// Objects whose rows `add` is inserting, with their row ids (see Vault+Writing: cycles).
     var rowsInProgress: [ObjectIdentifier: Int64?] = [:]
+    /// While `add` or `create` stores an object: how the objects it links to are stored (see NestedWrite).
+    var nestedWrite: NestedWrite?
+    /// The current (or next) write transaction's serial, and those that rolled back: objects they
+    /// inserted are invalidated (see ManagedObject.insertedInWrite).
+    var writeSerial = 1
+    var rolledBackWrites: Set<Int> = []
     /// Compiled-query templates of this instance (see QueryTemplates).
     /// (Unchecked exclusivity: the session is confined to one thread or actor,
     /// and no access to the cache is held across a call that could reach it again.)
