@@ -23,6 +23,7 @@ final class CROwner: Object {
     @Persisted var tags: List<String>
     @Persisted var byName: Map<String, CRPet?>
     @Persisted var walked: List<CRPet>
+    @Persisted var favourites: MutableSet<CRPet>
     @Persisted var badge: CRBadge? = CRBadge()
 }
 
@@ -138,5 +139,16 @@ struct CreationAsRealmTests {
             vault.add(CROwner(value: ["id": 4]))   // may take the row id the rolled-back objects had
         }
         #expect(vault.object(ofType: CROwner.self, forPrimaryKey: 2)?.name == "New" && fresh.isInvalidated && cancelled.isInvalidated)
+    }
+
+    @Test("removing an unmanaged object from a managed set removes nothing and stores nothing")
+    func removingAnUnmanagedObjectFromASet() throws {
+        try vault.write {
+            let owner = vault.create(CROwner.self, value: ["id": 1, "favourites": [["id": 1, "name": "Rex"]]])
+            owner.favourites.remove(CRPet(value: ["id": 99, "name": "Ghost"]))
+            owner.favourites.subtract([CRPet(value: ["id": 1, "name": "Overwritten"])])
+            #expect(owner.favourites.map(\.name) == ["Rex"])
+        }
+        #expect(vault.objects(CRPet.self).map(\.name) == ["Rex"], "no stray pet, and pet 1 kept its name")
     }
 }

@@ -98,6 +98,9 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
             editUnbound { $0.removeAll { identity($0) == key } }
             return
         }
+        // An object no vault stores is in no managed set: nothing to remove (and nothing to store, as
+        // encoding it would; Realm's rule).
+        if let object = element as? ObjectBase, object.manager == nil { return }
         let encoded = binding.vault.encodeElement(element, property: binding.property, owner: binding.owner)
         binding.vault.mutateCollection(binding, binding.deleteSetValueSQL, [.integer(binding.ownerRowID), encoded])
     }
