@@ -18,13 +18,9 @@ import VaultCore
 //   - `create`, `delete` and `deleteData(forType:)` insert and delete rows.
 //
 // Old objects stay old, as in Realm (whose old objects are a read-only copy of
-// the file). A class that was not rebuilt keeps one table for its old and new
-// objects: its scalar values are read a batch at a time before the block sees
-// them, and its enumeration skips the rows `create` made. A collection kept
-// under its name and element type shares one side table between the old and
-// new objects; the first change the block makes to such a table copies its
-// entries to `_vk_old_<side table>` (only tables the block writes are copied),
-// and old objects read the copy from then on.
+// the file): where old and new objects share a table — a class not rebuilt, a
+// collection kept under its name and element type — the block's first change
+// to it copies the table for the old objects (see MigrationOldValues.swift).
 //
 // Everything runs inside the schema change's one transaction; an operation
 // that fails (a value of the wrong type, a duplicate primary key) is recorded,
