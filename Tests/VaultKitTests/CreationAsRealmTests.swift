@@ -151,4 +151,20 @@ struct CreationAsRealmTests {
         }
         #expect(vault.objects(CRPet.self).map(\.name) == ["Rex"], "no stray pet, and pet 1 kept its name")
     }
+
+    @Test("an update policy for a class without a primary key is refused, as Realm refuses it; .error adds")
+    func updatePolicyNeedsAPrimaryKey() throws {
+        for policy in [UpdatePolicy.modified, .all] {
+            let added = #expect(throws: VaultObjectError.self) { try vault.write { vault.add(CRBadge(value: ["label": "a"]), update: policy) } }
+            #expect(added == .noPrimaryKey(className: "CRBadge"))
+            let created = #expect(throws: VaultObjectError.self) { try vault.write { vault.create(CRBadge.self, value: ["label": "c"], update: policy) } }
+            #expect(created == .noPrimaryKey(className: "CRBadge"))
+        }
+        #expect(vault.objects(CRBadge.self).isEmpty)
+        try vault.write { vault.add(CRBadge(value: ["label": "kept"])) }
+        #expect(vault.objects(CRBadge.self).map(\.label) == ["kept"])
+        // Nested objects without a key take the caller's policy as a plain insert (Realm's rule too).
+        try vault.write { vault.create(CROwner.self, value: ["id": 9, "badge": ["label": "nested"]], update: .modified) }
+        #expect(vault.objects(CRBadge.self).count == 2)
+    }
 }

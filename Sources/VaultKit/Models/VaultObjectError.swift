@@ -20,6 +20,9 @@ public enum VaultObjectError: Swift.Error, Sendable, Equatable, CustomStringConv
     case invalidatedObject(className: String)
     /// An object from another vault file or instance was passed in.
     case wrongVault(className: String)
+    /// `add(_:update:)` or `create(_:value:update:)` with `.modified` or `.all` for a class
+    /// without a primary key: there is no existing object to update (Realm's rule).
+    case noPrimaryKey(className: String)
     /// A value cannot be stored in a property (wrong type in `create(_:value:)`, a `.` or `$` in a map key).
     case invalidValue(className: String, property: String, reason: String)
     /// Not 24 hex digits.
@@ -49,6 +52,8 @@ public enum VaultObjectError: Swift.Error, Sendable, Equatable, CustomStringConv
             return "The \(className) object was deleted or its vault was invalidated."
         case .wrongVault(let className):
             return "The \(className) object belongs to another vault."
+        case .noPrimaryKey(let className):
+            return "'\(className)' does not have a primary key and can not be updated: add it with update: .error (the default)."
         case .invalidValue(let className, let property, let reason):
             return "Invalid value for \(className).\(property): \(reason)."
         case .invalidObjectId(let text):

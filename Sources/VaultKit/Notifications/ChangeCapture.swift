@@ -112,6 +112,14 @@ final class ChangeCapture {
         if isUpdateStatement { expectedUpdate = (className, rowID) }
     }
 
+    /// VaultKit is about to renumber a list entry's position (table: the list's
+    /// side table, unquoted). A move is not a write of the element: Realm reports
+    /// the entries a change shifted as moved or kept, never as modified, and the
+    /// diff of entry ids already tells where each one went.
+    func willMoveEntry(table: String, rowID: Int64) {
+        if isForObservers { expectedUpdate = (table, rowID) }
+    }
+
     private func rowChanged(_ kind: RowChangeKind, table: String, rowID: Int64) {
         switch kind {
         case .insert:

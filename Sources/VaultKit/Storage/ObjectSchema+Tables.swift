@@ -105,9 +105,14 @@ extension ObjectSchema {
 
     var computedSelectByRowIDSQL: String { "SELECT \(columnList) FROM \(tableName) WHERE \"_vk_id\" = ?" }
 
+    ///
+    /// An optional primary key compares with `IS`, so that nil is a key like any
+    /// other (Realm's rule: at most one object whose key is nil, found by a nil
+    /// lookup); `=` never matches NULL. SQLite uses the key's index for `IS` too.
     var computedSelectByPrimaryKeySQL: String {
         let key = primaryKeyProperty?.columnSQL ?? "\"_vk_id\""
-        return "SELECT \"_vk_id\", \(columnList) FROM \(tableName) WHERE \(key) = ?"
+        let comparison = primaryKeyProperty?.isOptional == true ? "IS" : "="
+        return "SELECT \"_vk_id\", \(columnList) FROM \(tableName) WHERE \(key) \(comparison) ?"
     }
 
     /// `t0."_vk_id", t0."column"…`: the columns `materializeRows` reads, for queries aliasing the table t0.

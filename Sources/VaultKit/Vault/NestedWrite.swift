@@ -12,11 +12,41 @@ struct NestedWrite {
     let given: GivenProperties?
 }
 
-/// The properties a `create` value gave, per object built from it.
+/// The properties a `create` value gave, per object built from it; and the
+/// copies `create` made of objects another vault manages.
 final class GivenProperties {
     private var byObject: [ObjectIdentifier: Set<String>] = [:]
     /// The objects recorded, kept alive while their identifiers are keys.
     private var objects: [ObjectBase] = []
+
+    /// A managed object's row in its own vault: the vault instance, the class and the row id.
+    struct SourceRow: Hashable {
+        let vault: ObjectIdentifier
+        let className: String
+        let rowID: Int64
+    }
+
+    /// The unmanaged copy made of each object of another vault that `create`
+    /// met, by its row there: a cycle of links (a → b → a) copies each once
+    /// (objects read from a vault are new instances per read, so identity
+    /// cannot tell that the second `a` is the first).
+    private var copies: [SourceRow: ObjectBase] = [:]
+
+    /// Copies `source` (an object managed elsewhere) into a new unmanaged object
+    /// of its class, once per source row; the copy is then stored like any unmanaged object.
+    func copy(of source: ObjectBase, manager: ManagedObject) -> ObjectBase {
+        let key = SourceRow(vault: ObjectIdentifier(manager.vault), className: manager.schema.className, rowID: manager.rowID)
+        if let made = copies[key] { return made }
+        let made = type(of: source).init()
+        copies[key] = made
+        made.assignValues(from: source)
+        return made
+    }
+
+    /// Records `copy` as the copy of `source` (create's own object, when its value is another vault's object).
+    func recordCopy(_ copy: ObjectBase, of manager: ManagedObject) {
+        copies[SourceRow(vault: ObjectIdentifier(manager.vault), className: manager.schema.className, rowID: manager.rowID)] = copy
+    }
 
     /// Records that `object` was built from a value giving `properties`.
     func record(_ object: ObjectBase, _ properties: Set<String>) {

@@ -37,8 +37,10 @@ extension Vault {
             for id in old where !kept.contains(id) { try delete.execute([.integer(id)]) }
             let move = try db.cachedStatement(binding.moveEntrySQL)
             let insert = try db.cachedStatement(binding.insertEntrySQL)
+            let table = binding.owner.unquotedCollectionTableName(for: binding.property)
             for (position, entry) in entries.enumerated() {
                 if let id = entry.entryID {
+                    session.capture?.willMoveEntry(table: table, rowID: id)
                     try move.execute([.integer(Int64(position)), .integer(id)])
                 } else {
                     try insert.execute([.integer(binding.ownerRowID), .integer(Int64(position)), entry.value])

@@ -122,7 +122,10 @@ extension Vault {
                                     version: context.version, tracksObservation: context.tracksObservation)
         let storage = manager.storage
         schema.columnIndexes.withUnsafeBufferPointer { properties in
-            for (offset, property) in properties.enumerated() { storage[property] = statement.value(at: offset + 1) }
+            // Each slot holds the NULL the storage was made with, which owns nothing:
+            // initialised over, not assigned (an assignment first destroys the NULL
+            // through the enum's outlined destroy, about 20 instructions per column).
+            for (offset, property) in properties.enumerated() { (storage + property).initialize(to: statement.value(at: offset + 1)) }
         }
         object.manager = manager
         return object

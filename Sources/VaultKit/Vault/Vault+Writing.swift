@@ -12,6 +12,7 @@ extension Vault {
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         guard requireWrite("add(_:)") else { return }
         do {
+            try requirePrimaryKey(for: type(of: object), update)
             _ = try withNestedWrite(NestedWrite(policy: update, given: nil)) { try insertOrUpdate(object, policy: update) }
         } catch {
             deferError(error)
@@ -35,9 +36,12 @@ extension Vault {
         // Which properties the value gave, for the object and each object it describes as a dictionary or an array:
         // updating an existing object writes those only (as Realm does), at every depth.
         let given = GivenProperties()
+        // Another vault's object is copied, and so is every object it links to (Realm's rule for create).
+        if let source = value as? ObjectBase, let manager = source.manager, isOtherVault(manager) { given.recordCopy(object, of: manager) }
         object.assignValues(from: value, given: given)
         guard requireWrite("create(_:value:update:)") else { return object }
         do {
+            try requirePrimaryKey(for: Swift.type(of: object), update)
             _ = try withNestedWrite(NestedWrite(policy: update, given: given)) {
                 try insertOrUpdate(object, policy: update, onlyProperties: given.properties(of: object))
             }
@@ -46,6 +50,16 @@ extension Vault {
         }
         return object
     }
+
+    /// An update policy other than `.error` needs a primary key to find the object to update.
+    private func requirePrimaryKey(for type: Object.Type, _ update: UpdatePolicy) throws {
+        guard update != .error else { return }
+        let schema = try registeredSchema(for: type)
+        if schema.primaryKeyIndex == nil { throw VaultObjectError.noPrimaryKey(className: schema.className) }
+    }
+
+    /// Whether `manager`'s object belongs to another vault (not this instance, nor another instance of this file).
+    private func isOtherVault(_ manager: ManagedObject) -> Bool { manager.vault !== self && manager.vault.path != path }
 
     /// Runs `body` with `write` as the way linked objects are stored (the outermost call's).
     private func withNestedWrite<R>(_ write: NestedWrite, _ body: () throws -> R) throws -> R {
@@ -68,6 +82,11 @@ extension Vault {
         }
         // A new object being inserted further up (a cycle): its row exists already.
         if let progress = session.rowsInProgress[ObjectIdentifier(object)], let rowID = progress { return .integer(rowID) }
+        // Inside `create`, an object another vault manages is copied, as is a managed
+        // embedded object (it can have one owner only), as Realm's create copies them.
+        if let given = session.nestedWrite?.given, let manager = object.manager, isOtherVault(manager) || !(object is Object) {
+            return storedReference(to: given.copy(of: object, manager: manager))
+        }
         do {
             if let object = object as? Object {
                 // Inside `add`/`create`, the caller's policy and the properties its value gave (Realm's rule);
@@ -196,6 +215,13 @@ extension Vault {
             adopted = true
         } else {
             rowID = try withDatabase { db -> Int64 in
+                // A UNIQUE index admits any number of NULLs; Realm admits one object
+                // whose optional key is nil, so a second is refused here (with any
+                // other policy the lookup above, which compares with IS, found it).
+                if policy == .error, let pk = schema.primaryKeyIndex, schema.properties[pk].isOptional, values[pk].isNull,
+                   try schema.statement(.selectByPrimaryKey, on: db).fetchAll([.null]).first != nil {
+                    throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: schema.properties[pk].name)
+                }
                 do {
                     let statement = try schema.statement(.insert, on: db)
                     if schema.hasOnlyColumns {
