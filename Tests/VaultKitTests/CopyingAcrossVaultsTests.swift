@@ -99,4 +99,28 @@ struct CopyingAcrossVaultsTests {
         try source.write { bo.address?.city = "Bergen" }
         #expect(ann.address?.city == "Oslo" && bo.address?.city == "Bergen")
     }
+
+    @Test("the caller's unmanaged objects are copied by create and stay unmanaged, once each; add manages them")
+    func unmanagedObjectsCopiedByCreate() throws {
+        let solo = CAVPet(value: ["id": 20, "name": "Solo"])
+        try target.write { target.create(CAVPerson.self, value: ["id": 3, "name": "Cy", "best": solo, "pets": [solo]]) }
+        #expect(solo.vault == nil && !solo.isInvalidated, "create copies an object it was given; the caller's stays unmanaged")
+        let cy = try #require(target.object(ofType: CAVPerson.self, forPrimaryKey: 3))
+        #expect(cy.best?.id == 20 && cy.pets.map(\.id) == [20] && target.objects(CAVPet.self).count == 1)
+        // A cycle of unmanaged objects, given as create's value: each copied once, the links between the copies.
+        let dee = CAVPerson(value: ["id": 4, "name": "Dee"])
+        let fido = CAVPet(value: ["id": 21, "name": "Fido"])
+        fido.owner = dee
+        dee.best = fido
+        dee.pets.append(fido)
+        try target.write { target.create(CAVPerson.self, value: dee) }
+        #expect(dee.vault == nil && fido.vault == nil)
+        let stored = try #require(target.object(ofType: CAVPerson.self, forPrimaryKey: 4))
+        #expect(stored.best?.owner?.id == 4 && stored.pets.first?.id == 21)
+        #expect(target.objects(CAVPerson.self).count == 2 && target.objects(CAVPet.self).count == 2)
+        // add, by contrast, makes the whole graph managed (Realm's add).
+        let eve = CAVPerson(value: ["id": 5, "name": "Eve", "best": ["id": 22, "name": "Rover"]])
+        try target.write { target.add(eve) }
+        #expect(eve.vault === target && eve.best?.vault === target)
+    }
 }

@@ -48,6 +48,40 @@ final class GivenProperties {
         copies[SourceRow(vault: ObjectIdentifier(manager.vault), className: manager.schema.className, rowID: manager.rowID)] = copy
     }
 
+    /// The copies made of unmanaged objects the value held, by the original's identity
+    /// (the originals are kept alive in `objects`, so an identity is not reused meanwhile).
+    private var unmanagedCopies: [ObjectIdentifier: ObjectBase] = [:]
+    /// The copies themselves: they are stored as they are, never copied again.
+    private var madeCopies: Set<ObjectIdentifier> = []
+
+    /// Whether `object` is one this `create` made (from a dictionary, an array, or as a copy):
+    /// an unmanaged object it did not make is the caller's, which `create` copies (Realm's rule:
+    /// `create` never manages an object it was given; `add` does).
+    func madeHere(_ object: ObjectBase) -> Bool {
+        let id = ObjectIdentifier(object)
+        return byObject[id] != nil || madeCopies.contains(id)
+    }
+
+    /// The copy of the caller's unmanaged `source`, made once per object (a cycle of
+    /// unmanaged objects is copied once each).
+    func copy(ofUnmanaged source: ObjectBase) -> ObjectBase {
+        let id = ObjectIdentifier(source)
+        if let made = unmanagedCopies[id] { return made }
+        let made = type(of: source).init()
+        recordCopy(made, ofUnmanaged: source)
+        made.assignValues(from: source)
+        return made
+    }
+
+    /// Records `copy` as the copy of the caller's unmanaged `source` (create's own object,
+    /// when its value is such an object: a link back to it finds the copy).
+    func recordCopy(_ copy: ObjectBase, ofUnmanaged source: ObjectBase) {
+        unmanagedCopies[ObjectIdentifier(source)] = copy
+        madeCopies.insert(ObjectIdentifier(copy))
+        objects.append(source)
+        objects.append(copy)
+    }
+
     /// Records that `object` was built from a value giving `properties`.
     func record(_ object: ObjectBase, _ properties: Set<String>) {
         byObject[ObjectIdentifier(object)] = properties

@@ -37,7 +37,13 @@ extension Vault {
         // updating an existing object writes those only (as Realm does), at every depth.
         let given = GivenProperties()
         // Another vault's object is copied, and so is every object it links to (Realm's rule for create).
-        if let source = value as? ObjectBase, let manager = source.manager, isOtherVault(manager) { given.recordCopy(object, of: manager) }
+        if let source = value as? ObjectBase {
+            if let manager = source.manager {
+                if isOtherVault(manager) { given.recordCopy(object, of: manager) }
+            } else {
+                given.recordCopy(object, ofUnmanaged: source)
+            }
+        }
         object.assignValues(from: value, given: given)
         guard requireWrite("create(_:value:update:)") else { return object }
         do {
@@ -83,9 +89,15 @@ extension Vault {
         // A new object being inserted further up (a cycle): its row exists already.
         if let progress = session.rowsInProgress[ObjectIdentifier(object)], let rowID = progress { return .integer(rowID) }
         // Inside `create`, an object another vault manages is copied, as is a managed
-        // embedded object (it can have one owner only), as Realm's create copies them.
-        if let given = session.nestedWrite?.given, let manager = object.manager, isOtherVault(manager) || !(object is Object) {
-            return storedReference(to: given.copy(of: object, manager: manager))
+        // embedded object (it can have one owner only) and an unmanaged object the
+        // caller passed in, as Realm's create copies them.
+        if let given = session.nestedWrite?.given {
+            if let manager = object.manager {
+                if isOtherVault(manager) || !(object is Object) { return storedReference(to: given.copy(of: object, manager: manager)) }
+            } else if !given.madeHere(object) {
+                // The caller's own unmanaged object: stored as a copy; it stays unmanaged.
+                return storedReference(to: given.copy(ofUnmanaged: object))
+            }
         }
         do {
             if let object = object as? Object {
