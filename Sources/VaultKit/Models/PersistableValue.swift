@@ -35,8 +35,14 @@ public protocol PersistableValue {
     static var _vaultPropertyType: PropertyType { get }
     /// Whether `nil` is a value of this type.
     static var _vaultIsOptional: Bool { get }
-    /// The value of a property declared without an initial value.
+    /// The value of a property declared without an initial value (Realm's: the
+    /// type's `init()` — "now" for a `Date`, a new id for a `UUID` or an `ObjectId`),
+    /// made when an unmanaged object first reads or stores it.
     static func _vaultDefaultValue() -> Self
+    /// The value a column added by a migration holds in the objects stored before it
+    /// (Realm's zero of the type: 1970-01-01 for a `Date`, all zero bytes for a `UUID`
+    /// or an `ObjectId`); the same for every object.
+    static var _vaultStorageZero: Self { get }
     /// The value for a stored column value, or `nil` if it cannot be one.
     static func _vaultDecode(_ value: DatabaseValue) -> Self?
     /// The column value that stores `self`.
@@ -46,6 +52,7 @@ public protocol PersistableValue {
 }
 
 extension PersistableValue {
+    public static var _vaultStorageZero: Self { _vaultDefaultValue() }
     public static var _vaultIsOptional: Bool { false }
     public static var _vaultLinkTarget: ObjectBase.Type? { nil }
 }
@@ -133,7 +140,8 @@ extension Data: PersistableValue {
 
 extension Date: PersistableValue {
     public static var _vaultPropertyType: PropertyType { .date }
-    public static func _vaultDefaultValue() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
+    public static func _vaultDefaultValue() -> Date { Date() }
+    public static var _vaultStorageZero: Date { Date(timeIntervalSince1970: 0) }
     // timeIntervalSinceReferenceDate is Date's own storage: the Double round-trips exactly.
     public static func _vaultDecode(_ value: DatabaseValue) -> Date? { value.double.map { Date(timeIntervalSinceReferenceDate: $0) } }
     public var _vaultEncoded: DatabaseValue { .real(timeIntervalSinceReferenceDate) }
@@ -142,6 +150,7 @@ extension Date: PersistableValue {
 extension UUID: PersistableValue {
     public static var _vaultPropertyType: PropertyType { .uuid }
     public static func _vaultDefaultValue() -> UUID { UUID() }
+    public static var _vaultStorageZero: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
     public static func _vaultDecode(_ value: DatabaseValue) -> UUID? {
         guard let data = value.data, data.count == 16 else { return nil }
         let b = [UInt8](data)
@@ -161,6 +170,7 @@ extension Decimal: PersistableValue {
 extension ObjectId: PersistableValue {
     public static var _vaultPropertyType: PropertyType { .objectId }
     public static func _vaultDefaultValue() -> ObjectId { .generate() }
+    public static var _vaultStorageZero: ObjectId { ObjectId(bytes: [UInt8](repeating: 0, count: 12)) ?? .generate() }
     public static func _vaultDecode(_ value: DatabaseValue) -> ObjectId? { value.data.flatMap { ObjectId(bytes: [UInt8]($0)) } }
     public var _vaultEncoded: DatabaseValue { .blob(Data(bytes)) }
 }

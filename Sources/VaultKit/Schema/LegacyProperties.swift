@@ -68,7 +68,7 @@ extension PropertyAccessor {
             return true
         }
         decodeBoxed = { stored in Value._vaultDecode(stored) }
-        defaultEncoded = Value._vaultIsOptional ? .null : Value._vaultDefaultValue()._vaultEncoded
+        defaultEncoded = Value._vaultIsOptional ? .null : Value._vaultStorageZero._vaultEncoded
         decodeElement = { _ in nil }
         makeLiveCollection = nil
         encodeBoxed = { value in

@@ -150,7 +150,7 @@ struct PropertyAccessor: @unchecked Sendable {
         }
         decodeBoxed = { stored in Value._vaultDecode(stored) }
         // Only columns have one (a collection's or link's default is not a column value).
-        defaultEncoded = Value._vaultIsOptional || isCollection || isLink ? .null : Value._vaultDefaultValue()._vaultEncoded
+        defaultEncoded = Value._vaultIsOptional || isCollection || isLink ? .null : Value._vaultStorageZero._vaultEncoded
         if let collectionType = Value.self as? any PersistableCollection.Type {
             decodeElement = { stored in collectionType.decodeElementBoxed(stored) }
             makeLiveCollection = { binding in collectionType.makeManaged(binding) }

@@ -38,7 +38,7 @@ extension PropertyAccessor {
             decodeBoxed = { stored in Value._vaultDecode(stored) }
             decodeElement = { _ in nil }
             let isLink = Value._vaultPropertyType == .object
-            defaultEncoded = Value._vaultIsOptional || isLink ? .null : Value._vaultDefaultValue()._vaultEncoded
+            defaultEncoded = Value._vaultIsOptional || isLink ? .null : Value._vaultStorageZero._vaultEncoded
             encodeBoxed = { value in
                 if value == nil || value is NSNull { return Value._vaultIsOptional ? .null : nil }
                 return (value as? Value)?._vaultEncoded
