@@ -93,6 +93,21 @@ struct MigrationRealmBehaviourTests {
         return (directory, configuration)
     }
 
+    @Test("a migration's objects print as Realm prints objects: the class, then each property's value")
+    func migrationObjectsDescribeThemselves() throws {
+        let (directory, configuration) = try itemsFile("migration-realm-description") { migration, _ in
+            migration.enumerateObjects(ofType: "MRItem") { old, new in
+                guard let old, let new, old["id"] as? Int == 2 else { return }
+                let oldText = "\(old)", newText = "\(new)"
+                #expect(oldText.hasPrefix("MRItem {\n\tid = 2;\n\ttitle = item 2;\n\tnickname = nil;") && oldText.hasSuffix("\n}"), "\(oldText)")
+                #expect(!oldText.contains("rank"), "the old object has the old schema's properties")
+                #expect(newText.contains("\ttitle = item 2;") && newText.contains("\trank = 0;"), "\(newText)")
+            }
+        }
+        defer { withExtendedLifetime(directory) {} }
+        try onNewThread { [configuration] in _ = try Vault(configuration: configuration) }
+    }
+
     @Test("nil reads as nil on both sides; integers and enums read as numbers of any width; Doubles set Floats, Ints set Int8s that fit, raw values set mixed properties; the old schema keeps declaration order")
     func valuesAsRealmGivesAndTakesThem() throws {
         let (directory, configuration) = try itemsFile("migration-realm-values") { migration, _ in

@@ -139,7 +139,26 @@ public final class DynamicObject: Object {
         }
     }
 
-    public override var description: String { migrationStorage == nil ? super.description : "\(className) (row \(rowID))" }
+    /// A migration's object prints as Realm prints one: `Person {\n\tname = Ada;\n}`,
+    /// links as the linked class, collections as their kind and size.
+    public override var description: String {
+        guard let storage = migrationStorage, let schema = unmanagedSchema else { return super.description }
+        var properties = schema.properties.filter { $0.originProperty == nil }
+        // An old object reads what the file stores: only those names (another would be a migration error).
+        if case .snapshot(_, _, let layout) = storage { properties = properties.filter { layout[$0.name] != nil } }
+        let lines = properties.map { property in "\t\(property.name) = \(Self.describe(self[property.name], property));" }
+        return "\(className) {\n" + lines.joined(separator: "\n") + "\n}"
+    }
+
+    private static func describe(_ value: Any?, _ property: Property) -> String {
+        guard let value else { return "nil" }
+        if let kind = property.collectionKind {
+            let count = (value as? any Collection)?.count ?? 0
+            return "\(kind.rawValue.capitalized)<\(property.objectClassName ?? property.type.rawValue)> (\(count) elements)"
+        }
+        if property.type == .object { return "\(property.objectClassName ?? "?") object" }
+        return "\(value)"
+    }
 
     /// A new object's collection property, in the new schema's side table.
     private func newCollection(_ migration: Migration, _ schema: ObjectSchema, _ property: Property) -> MigrationCollection {

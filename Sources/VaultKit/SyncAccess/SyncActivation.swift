@@ -32,6 +32,28 @@ public enum VaultSyncActivation {
         activator.withLock { current in if current == nil { current = newActivator } }
     }
 
+    /// Waits until `vault`'s sync session holds everything its server held when
+    /// asked (Realm's `asyncOpen` downloads before it hands the realm out), then calls
+    /// `completion` with nil, or with the error that stopped the session. `keepAlive`
+    /// (the session) is held by the caller until it has opened the vault it hands out,
+    /// so the session is not stopped and restarted in between.
+    public typealias DownloadWaiter = @Sendable (Vault, @escaping @Sendable (_ error: (any Swift.Error)?, _ keepAlive: (any Sendable)?) -> Void) -> Void
+
+    private static let downloadWaiter = Locked<DownloadWaiter?>(nil)
+
+    /// Installs the download waiter (idempotent, as ``install(_:)``).
+    public static func installDownloadWaiter(_ waiter: @escaping DownloadWaiter) {
+        downloadWaiter.withLock { current in if current == nil { current = waiter } }
+    }
+
+    /// Starts waiting for `vault`'s first download when it syncs; false (and no call
+    /// of `completion`) for a vault without a sync section.
+    static func waitForDownload(_ vault: Vault, completion: @escaping @Sendable ((any Swift.Error)?, (any Sendable)?) -> Void) -> Bool {
+        guard vault.configuration.syncSettings != nil, let waiter = downloadWaiter.withLock({ $0 }) else { return false }
+        waiter(vault, completion)
+        return true
+    }
+
     static func activate(_ vault: Vault) throws {
         guard vault.configuration.syncSettings != nil, vault.session.syncAttachment == nil,
               let activate = activator.withLock({ $0 }) else { return }

@@ -55,19 +55,20 @@ extension Vault {
     /// Opens the vault on a background queue (running migrations and
     /// compaction there), then calls `callback` on `callbackQueue` with a vault
     /// confined to it — to the main thread when it is the main queue (Realm's `asyncOpen`).
+    ///
+    /// A vault that syncs is handed out once its session has downloaded
+    /// everything the server held when the open began, as Realm's `asyncOpen`
+    /// does: a first launch on a new device shows the user's data, not an empty
+    /// vault. The wait goes on through disconnections (as Realm's, by default);
+    /// a session stopped by a final error (VaultSync's `SyncSessionError`) fails
+    /// the open with that error. ``AsyncOpenTask/cancel()`` skips the callback.
     @discardableResult
     public static func asyncOpen(configuration: Configuration = .defaultConfiguration, callbackQueue: DispatchQueue = .main,
                                  callback: @escaping @Sendable (Swift.Result<Vault, Swift.Error>) -> Void) -> AsyncOpenTask {
         let task = AsyncOpenTask()
-        DispatchQueue.global(qos: .userInitiated).async {
-            let failure: Swift.Error?
-            do {
-                if configuration.inMemoryIdentifier == nil { _ = try Vault(configuration: configuration, isolation: nil) }
-                failure = nil
-            } catch {
-                failure = error
-            }
+        @Sendable func deliver(_ failure: Swift.Error?, keepingAlive session: (any Sendable)?) {
             callbackQueue.async {
+                defer { withExtendedLifetime(session) {} }
                 guard !task.isCancelled else { return }
                 if let failure { return callback(.failure(failure)) }
                 callback(Swift.Result {
@@ -76,6 +77,17 @@ extension Vault {
                     }
                     return try Vault(configuration: configuration, queue: callbackQueue)
                 })
+            }
+        }
+        DispatchQueue.global(qos: .userInitiated).async {
+            do {
+                if configuration.inMemoryIdentifier == nil {
+                    let vault = try Vault(configuration: configuration, isolation: nil)
+                    if VaultSyncActivation.waitForDownload(vault, completion: { error, session in deliver(error, keepingAlive: session) }) { return }
+                }
+                deliver(nil, keepingAlive: nil)
+            } catch {
+                deliver(error, keepingAlive: nil)
             }
         }
         return task

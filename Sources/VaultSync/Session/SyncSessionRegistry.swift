@@ -17,6 +17,10 @@ enum SyncSessionRegistry {
 
     static func installActivator() {
         VaultSyncActivation.install { vault in try activate(vault) }
+        VaultSyncActivation.installDownloadWaiter { vault, completion in
+            guard let session = session(forPath: vault.path) else { return completion(nil, nil) }
+            session.wait(for: .download, queue: DispatchQueue.global(qos: .userInitiated)) { error in completion(error, session) }
+        }
     }
 
     static func session(forPath path: String) -> SyncSession? {

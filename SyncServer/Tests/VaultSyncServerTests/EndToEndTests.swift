@@ -223,3 +223,28 @@ func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async th
     }
     return try condition()
 }
+
+extension EndToEndTests {
+    /// Opens `configuration` with `Vault.asyncOpen` and returns the task titles the
+    /// vault it hands out holds at once (nothing refreshed, nothing waited for), or its error.
+    private func asyncOpenTitles(_ configuration: Vault.Configuration) async -> Swift.Result<[String], any Error> {
+        let queue = DispatchQueue(label: "async-open-callback")
+        return await withCheckedContinuation { continuation in
+            Vault.asyncOpen(configuration: configuration, callbackQueue: queue) { result in
+                continuation.resume(returning: result.map { vault in vault.objects(SyncedTask.self).map(\.title).sorted() })
+            }
+        }
+    }
+
+    @Test("asyncOpen on a new device hands out the vault once the server's objects are in it", .timeLimit(.minutes(2)))
+    func asyncOpenDownloadsFirst() async throws {
+        let fixture = try ServerFixture()
+        let phone = try OpenDevice(try fixture.device("phone"))
+        for index in 1...3 { try phone.add("t\(index)", title: "Task \(index)") }
+        try await phone.session.wait(for: .upload)
+        let tablet = try fixture.device("tablet")
+        let titles = try await asyncOpenTitles(tablet.configuration).get()
+        #expect(titles == ["Task 1", "Task 2", "Task 3"], "the first open already shows the user's data, as Realm's asyncOpen")
+        phone.close()
+    }
+}
