@@ -72,10 +72,30 @@ final class POSIXWebSocket: SyncSocket, @unchecked Sendable {
             let (head, rest) = try readHandshake(descriptor)
             try checkHandshake(head, key: key)
             return POSIXWebSocket(descriptor: descriptor, maxMessageBytes: maxMessageBytes, buffered: rest)
+        } catch SyncSessionError.connectionFailed(let reason) where reason.hasSuffix("HTTP 400") {
+            Glibc.close(descriptor)
+            // The sync server refuses an upgrade it will not accept with a bare 400 (its WebSocket
+            // layer says no more); its plain `GET` on the same path says why: 401 for an unknown or
+            // revoked token, which is final — without asking, a revoked device would retry forever.
+            if try refusesToken(host: host, port: port, path: path, token: token) {
+                throw SyncSessionError.unauthorized("unknown or revoked device token")
+            }
+            throw SyncSessionError.connectionFailed(reason)
         } catch {
             Glibc.close(descriptor)
             throw error
         }
+    }
+
+    /// Whether a plain `GET` of the sync path with `token` is answered 401 (the token is refused).
+    private static func refusesToken(host: String, port: Int, path: String, token: String) throws -> Bool {
+        let descriptor = try TCPConnection.open(host: host, port: port, timeoutSeconds: 10)
+        defer { Glibc.close(descriptor) }
+        let request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        try TCPConnection.writeAll(descriptor, Array(request.utf8))
+        let (head, _) = try readHandshake(descriptor)
+        let status = head.components(separatedBy: "\r\n").first?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        return status == 401
     }
 
     /// Reads the response head (to the blank line); returns it and the bytes after it.

@@ -247,4 +247,19 @@ extension EndToEndTests {
         #expect(titles == ["Task 1", "Task 2", "Task 3"], "the first open already shows the user's data, as Realm's asyncOpen")
         phone.close()
     }
+
+    @Test("asyncOpen with a token the server has revoked fails with unauthorized instead of waiting", .timeLimit(.minutes(2)))
+    func asyncOpenRefused() async throws {
+        let fixture = try ServerFixture()
+        let device = try fixture.device("revoked")
+        try SyncServerProcess.revokeToken(databaseURL: fixture.postgres.databaseURL, space: fixture.space, device: "revoked")
+        guard case .failure(let error) = await asyncOpenTitles(device.configuration) else {
+            Issue.record("asyncOpen with a revoked token handed out a vault")
+            return
+        }
+        guard case .unauthorized? = error as? SyncSessionError else {
+            Issue.record("expected unauthorized, got \(error)")
+            return
+        }
+    }
 }
