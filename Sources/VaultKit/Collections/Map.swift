@@ -83,8 +83,19 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     public var values: [Value] { entries.map(\.value) }
 
     /// The value for `key`; assigning `nil` removes the key.
+    ///
+    /// A managed map looks the key up in its table's index (it does not read the other entries).
     public subscript(key: Key) -> Value? {
-        get { entries.first { $0.key == key }?.value }
+        get {
+            guard let binding else {
+                if detached == nil { return storage[key] }
+                return entries.first { $0.key == key }?.value
+            }
+            let keyString = key.mapKeyString
+            guard let stored = binding.vault.mapEntryValue(binding, key: keyString) else { return nil }
+            return binding.vault.decodeElement(stored, as: Value.self, property: binding.property,
+                                               entry: .mapEntry(binding, key: keyString))
+        }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
         }
@@ -168,7 +179,7 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     }
 
     /// Whether `key` is present.
-    public func contains(key: Key) -> Bool { entries.contains { $0.key == key } }
+    public func contains(key: Key) -> Bool { self[key] != nil }
 
     /// The entries as (key, value) pairs, sorted by key.
     public func asKeyValueSequence() -> [(key: Key, value: Value)] { entries }

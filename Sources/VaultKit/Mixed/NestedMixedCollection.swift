@@ -47,7 +47,7 @@ final class NestedMixedCollection {
         case .listEntry(let binding, let entryID):
             stored = owningVault.query { db in try db.cachedStatement(binding.selectEntryValueSQL).fetchAll([.integer(entryID)]).first?[0] } ?? .null
         case .mapEntry(let binding, let key):
-            stored = owningVault.query { db in try db.cachedStatement(binding.selectMapValueSQL).fetchAll([.integer(binding.ownerRowID), .text(key)]).first?[0] } ?? .null
+            stored = owningVault.mapEntryValue(binding, key: key) ?? .null
         }
         return (try? MixedCodec.decode(stored)) ?? .none
     }

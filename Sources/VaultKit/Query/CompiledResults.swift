@@ -106,7 +106,11 @@ final class CompiledQueries {
         case .collection(let binding):
             from = SQLFragment(" FROM \(binding.table) b JOIN \(schema.tableName) t0 ON t0.\"_vk_id\" = b.\"value\"")
             conditions.append(SQLFragment("b.\"_vk_owner\" = ?", [.integer(binding.ownerRowID)]))
-            defaultOrder = binding.property.collectionKind == .list ? ["b.\"_vk_position\" ASC", "b.rowid ASC"] : ["b.rowid ASC"]
+            switch binding.property.collectionKind {
+            case .list: defaultOrder = ["b.\"_vk_position\" ASC", "b.rowid ASC"]
+            case .map: defaultOrder = ["b.\"key\" ASC"]   // a map's order: its keys'
+            default: defaultOrder = ["b.rowid ASC"]
+            }
         case .linkingObjects(let binding):
             from = SQLFragment(" FROM \(schema.tableName) t0")
             guard let originName = binding.property.originProperty, let origin = schema[originName] else {

@@ -11,6 +11,13 @@ extension Vault {
         }
     }
 
+    /// The stored value of one key of a managed map; nil when the map has no such key.
+    func mapEntryValue(_ binding: CollectionBinding, key: String) -> DatabaseValue? {
+        query { db in
+            try db.cachedStatement(binding.selectMapValueSQL).fetchAll([.integer(binding.ownerRowID), .text(key)]).first.map { $0[0] }
+        }
+    }
+
     /// Rewrites a managed list to `entries`, keeping the rows of kept entries
     /// (so embedded elements are moved, never deleted and re-created), deleting
     /// removed ones and inserting new ones.

@@ -148,7 +148,11 @@ extension Vault {
     /// then are its links and collections stored, so whatever leads back to it
     /// finds its row. An existing row (an update policy) is known before its
     /// links are followed, for the same reason.
-    private func insertRow(_ object: ObjectBase, schema: ObjectSchema, policy: UpdatePolicy, onlyProperties: Set<String>?) throws -> Int64 {
+    ///
+    /// `existingRowID` names the row to update instead of a primary-key lookup
+    /// (an embedded object updated in place, see Vault+UpdateModified).
+    func insertRow(_ object: ObjectBase, schema: ObjectSchema, policy: UpdatePolicy, onlyProperties: Set<String>?,
+                   existingRowID: Int64? = nil) throws -> Int64 {
         let key = ObjectIdentifier(object)
         var inProgress = false
         defer { if inProgress { session.rowsInProgress[key] = nil } }
@@ -189,7 +193,11 @@ extension Vault {
         }
         // An existing row to update?
         var existing: [DatabaseValue]?
-        if policy != .error, let pk = schema.primaryKeyIndex {
+        if let existingRowID {
+            existing = try withDatabase { db in
+                try schema.statement(.selectByRowID, on: db).fetchAll([.integer(existingRowID)]).first.map { [.integer(existingRowID)] + $0.values }
+            }
+        } else if policy != .error, let pk = schema.primaryKeyIndex {
             existing = try withDatabase { db in try schema.statement(.selectByPrimaryKey, on: db).fetchAll([values[pk]]).first?.values }
         }
         // Only an object that links to others can be reached again while it is inserted.
@@ -206,9 +214,16 @@ extension Vault {
             markInProgress(rowID)
             // Only the links being written: a default-valued link of a partial update would otherwise add a stray object.
             func isWritten(_ index: Int) -> Bool { onlyProperties?.contains(schema.properties[index].name) ?? true }
-            for (index, target) in links where isWritten(index) { values[index] = storedReference(to: target) }
-            for (index, value) in mixedLinks where isWritten(index) { values[index] = try storedMixedColumn(value, schema: schema, index: index) }
             let stored = schema.expand(existing.dropFirst())
+            for (index, target) in links where isWritten(index) {
+                // `.modified` updates a stored embedded object where it is (Realm's rule; `.all` replaces it).
+                if policy == .modified, schema.properties[index].isEmbeddedLink, let embeddedRow = stored[index].int64 {
+                    values[index] = try updateEmbeddedInPlace(target, rowID: embeddedRow)
+                } else {
+                    values[index] = storedReference(to: target)
+                }
+            }
+            for (index, value) in mixedLinks where isWritten(index) { values[index] = try storedMixedColumn(value, schema: schema, index: index) }
             let pk = schema.primaryKeyIndex
             let changed = schema.columnIndexes.filter { index in
                 guard index != pk else { return false }
@@ -266,6 +281,10 @@ extension Vault {
         for (index, entries) in collections {
             if let onlyProperties, !onlyProperties.contains(schema.properties[index].name) { continue }
             let binding = CollectionBinding(vault: self, owner: schema, ownerRowID: rowID, propertyIndex: index)
+            if updatedExisting, policy == .modified, schema.properties[index].type != .mixed {
+                try mergeCollection(binding, entries: entries)
+                continue
+            }
             if updatedExisting {
                 session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: false)
             }

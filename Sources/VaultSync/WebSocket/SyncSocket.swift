@@ -51,10 +51,15 @@ enum SyncSocketConnector {
 final class URLSessionSyncSocket: SyncSocket, @unchecked Sendable {
     private let task: URLSessionWebSocketTask
     private let session: URLSession
+    /// The upgrade's URL and token, to ask the plain `GET` why an upgrade was refused.
+    private let url: URL
+    private let token: String
 
-    private init(task: URLSessionWebSocketTask, session: URLSession) {
+    private init(task: URLSessionWebSocketTask, session: URLSession, url: URL, token: String) {
         self.task = task
         self.session = session
+        self.url = url
+        self.token = token
     }
 
     static func connect(url: URL, token: String, maxMessageBytes: Int) async throws -> URLSessionSyncSocket {
@@ -65,11 +70,11 @@ final class URLSessionSyncSocket: SyncSocket, @unchecked Sendable {
         let task = session.webSocketTask(with: request)
         task.maximumMessageSize = maxMessageBytes
         task.resume()
-        return URLSessionSyncSocket(task: task, session: session)
+        return URLSessionSyncSocket(task: task, session: session, url: url, token: token)
     }
 
     func send(_ message: [UInt8]) async throws {
-        do { try await task.send(.data(Data(message))) } catch { throw closedError(error) }
+        do { try await task.send(.data(Data(message))) } catch { throw await closedError(error) }
     }
 
     func receive() async throws -> [UInt8] {
@@ -79,7 +84,7 @@ final class URLSessionSyncSocket: SyncSocket, @unchecked Sendable {
             case .string: throw SyncSessionError.connectionFailed("the server sent a text message")
             @unknown default: throw SyncSessionError.connectionFailed("the server sent an unknown message")
             }
-        } catch let error as SyncSessionError { throw error } catch { throw closedError(error) }
+        } catch let error as SyncSessionError { throw error } catch { throw await closedError(error) }
     }
 
     func close() {
@@ -87,15 +92,36 @@ final class URLSessionSyncSocket: SyncSocket, @unchecked Sendable {
         session.invalidateAndCancel()
     }
 
-    private func closedError(_ error: any Error) -> SyncSessionError {
+    private func closedError(_ error: any Error) async -> SyncSessionError {
         if task.closeCode != .invalid {
             let reason = task.closeReason.flatMap { String(data: $0, encoding: .utf8) } ?? ""
             return SyncSessionError.closed(code: UInt16(task.closeCode.rawValue), reason: reason)
         }
-        if let response = task.response as? HTTPURLResponse, response.statusCode == 401 {
-            return .unauthorized("unknown or revoked device token")
+        if let response = task.response as? HTTPURLResponse {
+            // The sync server refuses an upgrade it will not accept with a bare 400 (its WebSocket
+            // layer says no more); its plain `GET` of the same path says why: 401 for an unknown or
+            // revoked token, which is final — without asking, a revoked device would retry forever.
+            switch response.statusCode {
+            case 401: return .unauthorized("unknown or revoked device token")
+            case 400 where await refusesToken(): return .unauthorized("unknown or revoked device token")
+            case 426, 404, 405:
+                return .unsupportedProtocol("the server at this URL does not offer the sync WebSocket (HTTP \(response.statusCode))")
+            default: break
+            }
         }
         return .connectionFailed(error.localizedDescription)
+    }
+
+    /// Whether a plain `GET` of the sync path with the token is answered 401 (the token is refused).
+    private func refusesToken() async -> Bool {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return false }
+        components.scheme = components.scheme == "wss" ? "https" : "http"
+        guard let plainURL = components.url else { return false }
+        var request = URLRequest(url: plainURL)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 10
+        guard let (_, response) = try? await session.data(for: request) else { return false }
+        return (response as? HTTPURLResponse)?.statusCode == 401
     }
 }
 #endif
