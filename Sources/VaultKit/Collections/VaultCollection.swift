@@ -106,48 +106,6 @@ extension VaultCollection where Element: ObjectBase {
     public func average<T: PersistableValue>(ofProperty property: String) -> T? { queryResults.average(ofProperty: property) }
 }
 
-// Equality, as Realm's collections compare: the same collection (results of the
-// same query in the same vault instance; a list, set or backlinks of the same
-// owner and property), or for unmanaged ones the same instance.
-
-extension Results: Equatable {
-    /// The same query (class, filters, sort, distinct, base collection) in the same vault instance.
-    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool {
-        lhs.owner == rhs.owner && lhs.schema === rhs.schema
-            && lhs.compiled.idQuery.sql == rhs.compiled.idQuery.sql && lhs.compiled.idQuery.bindings == rhs.compiled.idQuery.bindings
-    }
-}
-
-extension CollectionBinding {
-    /// The same owner row and property, in the same vault instance.
-    func isSame(as other: CollectionBinding) -> Bool {
-        vault == other.vault && owner === other.owner && ownerRowID == other.ownerRowID && propertyIndex == other.propertyIndex
-    }
-}
-
-extension BoundCollection {
-    static func sameCollection(_ lhs: Self, _ rhs: Self) -> Bool {
-        if lhs === rhs { return true }
-        guard let left = lhs.binding, let right = rhs.binding else { return false }
-        return left.isSame(as: right)
-    }
-}
-
-extension List: Equatable {
-    /// The same managed list (owner and property in the same vault instance), or the same unmanaged instance.
-    public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool { sameCollection(lhs, rhs) }
-}
-
-extension MutableSet: Equatable {
-    /// The same managed set, or the same unmanaged instance.
-    public static func == (lhs: MutableSet<Element>, rhs: MutableSet<Element>) -> Bool { sameCollection(lhs, rhs) }
-}
-
-extension LinkingObjects: Equatable {
-    /// The same backlinks (owner and property in the same vault instance), or the same unmanaged instance.
-    public static func == (lhs: LinkingObjects<Element>, rhs: LinkingObjects<Element>) -> Bool { sameCollection(lhs, rhs) }
-}
-
 /// Key-value coding shared by the collections: objects by property, values by `"self"`.
 enum CollectionKeyValueCoding {
     static func value<C: Collection>(forKey key: String, in collection: C) -> Any? {
