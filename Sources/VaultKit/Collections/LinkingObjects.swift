@@ -6,7 +6,8 @@ import VaultCore
 ///
 /// Computed from the links (never stored); empty while the object is unmanaged.
 public final class LinkingObjects<Element: Object>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
-    let binding: CollectionBinding?
+    /// Set once: at creation for a managed owner's backlinks, or when the unmanaged owner is added (see `adopt`).
+    private(set) var binding: CollectionBinding?
     private var cached: [Element] = []
     private var cachedVersion: UInt64 = 0
 
@@ -18,6 +19,13 @@ public final class LinkingObjects<Element: Object>: RandomAccessCollection, Pers
     static var collectionKind: CollectionKind? { nil }
     static var elementType: any PersistableValue.Type { Element.self }
     static func makeManaged(_ binding: CollectionBinding) -> LinkingObjects<Element> { LinkingObjects(binding: binding) }
+
+    func adopt(_ binding: CollectionBinding) -> Bool {
+        guard self.binding == nil, prototypeElements.isEmpty else { return false }
+        self.binding = binding
+        cachedVersion = binding.vault.contentVersion &- 1
+        return true
+    }
     public static func _vaultDefaultValue() -> LinkingObjects<Element> { LinkingObjects() }
     var unmanagedEntries: [(key: String?, value: Any)] { [] }
 

@@ -15,7 +15,8 @@ import VaultCore
 /// ```
 public final class List<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
-    let binding: CollectionBinding?
+    /// Set once: at creation for a managed list, or when the unmanaged list's owner is added (see `adopt`).
+    private(set) var binding: CollectionBinding?
     /// A list kept elsewhere: nested in a managed mixed value, or a migration's (see DetachedElements).
     let detached: DetachedElements?
     private var cached: [(entryID: Int64, element: Element)] = []
@@ -40,6 +41,15 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     static var collectionKind: CollectionKind? { .list }
     static var elementType: any PersistableValue.Type { Element.self }
     static func makeManaged(_ binding: CollectionBinding) -> List<Element> { List(binding: binding) }
+
+    func adopt(_ binding: CollectionBinding) -> Bool {
+        guard self.binding == nil, detached == nil else { return false }
+        self.binding = binding
+        storage = []
+        cached = []
+        cachedVersion = binding.vault.contentVersion &- 1
+        return true
+    }
     public static func _vaultDefaultValue() -> List<Element> { List() }
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 

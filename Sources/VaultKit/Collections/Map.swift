@@ -20,7 +20,8 @@ extension String: MapKey {
 /// a key fails its transaction. Setting a key to `nil` removes it.
 public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
     private var storage: [Key: Value] = [:]
-    let binding: CollectionBinding?
+    /// Set once: at creation for a managed map, or when the unmanaged map's owner is added (see `adopt`).
+    private(set) var binding: CollectionBinding?
     /// A dictionary kept elsewhere: nested in a managed mixed value, or a migration's (see DetachedElements).
     let detached: DetachedElements?
 
@@ -43,6 +44,13 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
     static var collectionKind: CollectionKind? { .map }
     static var elementType: any PersistableValue.Type { Value.self }
     static func makeManaged(_ binding: CollectionBinding) -> Map<Key, Value> { Map(binding: binding) }
+
+    func adopt(_ binding: CollectionBinding) -> Bool {
+        guard self.binding == nil, detached == nil else { return false }
+        self.binding = binding
+        storage = [:]
+        return true
+    }
     public static func _vaultDefaultValue() -> Map<Key, Value> { Map() }
     var unmanagedEntries: [(key: String?, value: Any)] { entries.map { ($0.key.mapKeyString, $0.value as Any) } }
 

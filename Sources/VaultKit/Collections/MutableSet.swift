@@ -6,7 +6,8 @@ import VaultCore
 /// Distinct by stored value (objects: by identity in the vault).
 public final class MutableSet<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
-    let binding: CollectionBinding?
+    /// Set once: at creation for a managed set, or when the unmanaged set's owner is added (see `adopt`).
+    private(set) var binding: CollectionBinding?
     /// A migration's set (see DetachedElements).
     let detached: DetachedElements?
 
@@ -29,6 +30,13 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
     static var collectionKind: CollectionKind? { .set }
     static var elementType: any PersistableValue.Type { Element.self }
     static func makeManaged(_ binding: CollectionBinding) -> MutableSet<Element> { MutableSet(binding: binding) }
+
+    func adopt(_ binding: CollectionBinding) -> Bool {
+        guard self.binding == nil, detached == nil else { return false }
+        self.binding = binding
+        storage = []
+        return true
+    }
     public static func _vaultDefaultValue() -> MutableSet<Element> { MutableSet() }
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 

@@ -25,6 +25,9 @@ protocol PersistableCollection: PersistableValue {
     var binding: CollectionBinding? { get }
     /// Fills an unmanaged instance from an array (maps: a dictionary); false if an element does not fit.
     func assignUnmanaged(from value: Any) -> Bool
+    /// Makes this unmanaged instance the live collection of `binding` (its owner was just
+    /// added, as Realm makes the instances an object holds managed); false if it is bound already.
+    func adopt(_ binding: CollectionBinding) -> Bool
 }
 
 extension PersistableCollection {

@@ -71,6 +71,7 @@ extension PropertyAccessor {
         defaultEncoded = Value._vaultIsOptional ? .null : Value._vaultStorageZero._vaultEncoded
         decodeElement = { _ in nil }
         makeLiveCollection = nil
+        adoptCollection = nil
         encodeBoxed = { value in
             if value == nil || value is NSNull { return Value._vaultIsOptional ? .null : nil }
             return (value as? Value)?._vaultEncoded

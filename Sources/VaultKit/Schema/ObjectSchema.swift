@@ -75,6 +75,9 @@ struct PropertyAccessor: @unchecked Sendable {
     let encodeBoxed: (Any?) -> DatabaseValue?
     /// For a collection property: the live, typed collection of a managed owner (`List<T>`, …).
     let makeLiveCollection: ((CollectionBinding) -> Any)?
+    /// For a collection property: makes the instance an unmanaged object holds the live
+    /// collection of `binding` (the object was just added); the instance, or nil if it has none.
+    let adoptCollection: ((ObjectBase, CollectionBinding) -> AnyObject?)?
 
     // Pre-specialised for the common value types: the generic entry point
     // dispatches to these, whose closures run without generic metadata lookups.
@@ -154,9 +157,16 @@ struct PropertyAccessor: @unchecked Sendable {
         if let collectionType = Value.self as? any PersistableCollection.Type {
             decodeElement = { stored in collectionType.decodeElementBoxed(stored) }
             makeLiveCollection = { binding in collectionType.makeManaged(binding) }
+            adoptCollection = { object, binding in
+                // Only an instance the object holds (one it was given or one read from it), never a type default.
+                guard case .value(let current) = pointer(object).pointee.storage,
+                      let collection = current as? any PersistableCollection, collection.adopt(binding) else { return nil }
+                return collection as AnyObject
+            }
         } else {
             decodeElement = { _ in nil }
             makeLiveCollection = nil
+            adoptCollection = nil
         }
         encodeBoxed = { value in
             if value == nil || value is NSNull { return Value._vaultIsOptional ? .null : nil }

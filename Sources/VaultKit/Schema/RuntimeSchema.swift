@@ -29,6 +29,7 @@ extension PropertyAccessor {
         readUnmanaged = { _ in .column(.null) }
         assignUnmanaged = { _, _ in false }
         makeLiveCollection = nil
+        adoptCollection = nil
         if isCollection {
             decodeBoxed = { _ in nil }
             decodeElement = { stored in Value._vaultDecode(stored) }

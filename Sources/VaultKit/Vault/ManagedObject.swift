@@ -38,6 +38,10 @@ final class ManagedObject {
     /// The object's `ObjectTracking` once a property was read, and its neighbours
     /// in the session's tracking list (see Observation/ObservationTracking).
     @exclusivity(unchecked) var tracking: AnyObject?
+    /// The collection instances handed out, by property index, so that `object.list === object.list`
+    /// (and an instance held before the object was added stays the object's); nil until the first.
+    /// Not kept for a frozen vault's objects, which any thread may read.
+    @exclusivity(unchecked) var collectionInstances: [Int: AnyObject]?
     unowned(unsafe) var trackingPrevious: ManagedObject?
     unowned(unsafe) var trackingNext: ManagedObject?
 
@@ -131,6 +135,13 @@ final class ManagedObject {
         version = vault.contentVersion
     }
 
+    /// Remembers the instance of collection property `index` (see `collectionInstances`).
+    func keepCollection(_ instance: AnyObject, at index: Int) {
+        guard !vault.isFrozen else { return }
+        if collectionInstances == nil { collectionInstances = [:] }
+        collectionInstances?[index] = instance
+    }
+
     @usableFromInline
     func ensureFresh() {
         // Through `vault.session` each time, not a local: a local would retain the
@@ -173,8 +184,10 @@ final class ManagedObject {
     @usableFromInline
     func readSlowPath<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
         if schema.isCollection[index], let collectionType = Value.self as? any PersistableCollection.Type {
+            if let instance = collectionInstances?[index], let collection = instance as? Value { return collection }
             let binding = CollectionBinding(vault: vault, owner: schema, ownerRowID: rowID, propertyIndex: index)
             guard let collection = (collectionType.makeManaged(binding) as Any) as? Value else { return Value._vaultDefaultValue() }
+            keepCollection(collection as AnyObject, at: index)
             return collection
         }
         ensureFresh()

@@ -291,8 +291,19 @@ extension Vault {
             let encoded = entries.map { (key: $0.key, value: encodeElement($0.value, property: schema.properties[index], owner: schema)) }
             storeCollection(binding, entries: encoded, replacing: updatedExisting)
         }
+        adoptCollections(of: object, schema: schema, rowID: rowID)
         contentVersion &+= 1
         return rowID
+    }
+
+    /// The collection instances the object held become its live ones, as Realm's do:
+    /// `let dogs = person.dogs; vault.add(person); dogs.append(rex)` writes to the vault.
+    private func adoptCollections(of object: ObjectBase, schema: ObjectSchema, rowID: Int64) {
+        guard let manager = object.manager else { return }
+        for index in schema.properties.indices where schema.isCollection[index] {
+            let binding = CollectionBinding(vault: self, owner: schema, ownerRowID: rowID, propertyIndex: index)
+            if let instance = schema.accessors[index].adoptCollection?(object, binding) { manager.keepCollection(instance, at: index) }
+        }
     }
 
     /// The column value of an unmanaged object's mixed property (adding the objects it links to).
