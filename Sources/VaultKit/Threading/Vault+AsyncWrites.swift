@@ -24,7 +24,8 @@ extension Vault {
     /// Opens a write transaction later, in this vault's domain, once the
     /// write lock is free, and runs `asyncWriteBlock` inside it: the block
     /// ends it with ``commitAsyncWrite(allowGrouping:_:)``, ``commitWrite()``
-    /// or ``cancelWrite()`` (Realm's `beginAsyncWrite`).
+    /// or ``cancelWrite()`` (Realm's `beginAsyncWrite`); a block that does
+    /// neither is cancelled when it returns, as in Realm.
     @discardableResult
     public func beginAsyncWrite(_ asyncWriteBlock: @escaping () -> Void) -> AsyncTransactionId {
         enqueueAsyncWrite(commits: false, asyncWriteBlock, onComplete: nil)
@@ -108,6 +109,8 @@ extension Vault {
             }
         } else {
             block()
+            // A block that neither committed nor cancelled is cancelled, as Realm's is.
+            if isInWriteTransaction { cancelWrite() }
         }
         return true
     }
@@ -122,6 +125,7 @@ extension Vault {
         guard commits else {
             beginWrite()
             block()
+            if isInWriteTransaction { cancelWrite() }
             return
         }
         do {

@@ -121,6 +121,8 @@ extension Vault {
     }
 
     /// Runs `block` in the write transaction just opened, then commits (or rolls back and rethrows).
+    /// A block that ended the transaction itself (`cancelWrite()` or `commitWrite()`, as Realm
+    /// allows inside `write`) leaves nothing to commit.
     func runInOpenTransaction<Result>(_ block: () throws -> Result) throws -> Result {
         let result: Result
         do {
@@ -129,7 +131,7 @@ extension Vault {
             cancelWrite()
             throw error
         }
-        try commitWrite()
+        if isInWriteTransaction { try commitWrite() }
         return result
     }
 

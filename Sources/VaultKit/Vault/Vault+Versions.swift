@@ -195,10 +195,12 @@ extension Vault {
     }
 
     /// Releases the vault's snapshot (so it pins no version) and drops cached
-    /// values. Unlike Realm, objects and results obtained before stay usable:
-    /// they reload at the version of the next read.
+    /// values; an open write transaction is cancelled first, as in Realm. Unlike
+    /// Realm, objects and results obtained before stay usable: they reload at the
+    /// version of the next read.
     public func invalidate() {
         guard !isFrozen else { return }
+        if isInWriteTransaction { cancelWrite() }
         releaseSnapshot()
         contentVersion &+= 1
     }

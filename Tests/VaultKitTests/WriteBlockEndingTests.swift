@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+@testable import VaultKit
+
+// How Realm ends the transactions its blocks open (realm-swift's RealmTests):
+// `write { }` commits only a transaction that is still open, so `cancelWrite()`
+// inside it rolls back and `write` returns normally; a `beginAsyncWrite` block
+// that neither commits nor cancels is cancelled; `invalidate()` cancels an
+// open write transaction.
+
+final class WBNote: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var text = ""
+}
+
+@Suite("Ending write transactions from inside their blocks, as Realm does")
+struct WriteBlockEndingTests {
+    let directory: TemporaryDirectory
+    let vault: Vault
+
+    init() throws {
+        directory = try TemporaryDirectory("write-block-ending")
+        vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("notes.vault"), encryptionKey: testKey, objectTypes: [WBNote.self]))
+    }
+
+    @Test("cancelWrite() inside write { } rolls back, and write returns normally")
+    func cancelInsideWrite() throws {
+        var created: WBNote?
+        let value = try vault.write { () -> Int in
+            created = vault.create(WBNote.self, value: ["id": 1, "text": "draft"])
+            vault.cancelWrite()
+            return 7
+        }
+        #expect(value == 7)
+        #expect(!vault.isInWriteTransaction)
+        #expect(created?.isInvalidated == true)
+        #expect(vault.objects(WBNote.self).isEmpty)
+        // The vault writes normally afterwards.
+        try vault.write { vault.create(WBNote.self, value: ["id": 2]) }
+        #expect(vault.objects(WBNote.self).count == 1)
+    }
+
+    @Test("commitWrite() inside write { } commits once; what follows is outside the transaction")
+    func commitInsideWrite() throws {
+        try vault.write {
+            vault.create(WBNote.self, value: ["id": 3])
+            try vault.commitWrite()
+        }
+        #expect(!vault.isInWriteTransaction && vault.objects(WBNote.self).count == 1)
+    }
+
+    @Test("a beginAsyncWrite block that neither commits nor cancels is cancelled")
+    func asyncBlockWithoutCommit() throws {
+        var ran = false
+        vault.beginAsyncWrite {
+            vault.create(WBNote.self, value: ["id": 4])
+            ran = true
+        }
+        // This thread has no run loop: the block runs at once.
+        #expect(ran)
+        #expect(!vault.isInWriteTransaction)
+        #expect(vault.objects(WBNote.self).isEmpty)
+        vault.beginAsyncWrite {
+            vault.create(WBNote.self, value: ["id": 5])
+            vault.commitAsyncWrite()
+        }
+        #expect(vault.objects(WBNote.self).map(\.id) == [5])
+    }
+
+    @Test("invalidate() cancels an open write transaction")
+    func invalidateCancels() throws {
+        vault.beginWrite()
+        vault.create(WBNote.self, value: ["id": 6])
+        vault.invalidate()
+        #expect(!vault.isInWriteTransaction)
+        #expect(vault.objects(WBNote.self).isEmpty)
+    }
+}
