@@ -101,8 +101,11 @@ struct VaultCollectionTests {
         let box = try #require(vault.object(ofType: TBox.self, forPrimaryKey: 1))
         let again = try #require(vault.object(ofType: TBox.self, forPrimaryKey: 1))
         #expect(box.items == again.items && box.itemSet == again.itemSet && box.boxed == again.boxed)
-        #expect(vault.objects(TItem.self).filter("id > 1") == vault.objects(TItem.self).filter("id > 1"))
-        #expect(vault.objects(TItem.self).filter("id > 1") != vault.objects(TItem.self).filter("id > 2"))
+        // Results compare as Realm's (ResultsEquatabilityTests): one value and its copies, not the query.
+        let results = vault.objects(TItem.self).filter("id > 1"), copy = results
+        #expect(results == copy && results == results)
+        #expect(vault.objects(TItem.self) != vault.objects(TItem.self))
+        #expect(results != vault.objects(TItem.self).filter("id > 1"))
         #expect(AnyVaultCollection(box.items) == AnyVaultCollection(again.items) && AnyVaultCollection(box.items) != AnyVaultCollection(vault.objects(TItem.self)))
         #expect(List<String>() == List<String>(), "unmanaged lists compare by contents, as Realm's do")
         func matching<C: VaultCollection>(_ collection: C) -> [Int] where C.Element == TItem {

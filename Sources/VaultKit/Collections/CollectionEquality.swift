@@ -3,8 +3,9 @@ import VaultCore
 
 // Equality, as Realm's collections compare (`==`, and `isEqual(_:)` as Realm's
 // NSObject-based collections offer it):
-// - managed: the same collection — results of the same query in the same vault
-//   instance; a list, set, map or backlinks of the same owner and property;
+// - managed: the same collection — the same `Results` (one `objects`, `filter`,
+//   `sorted`… call and its copies: two calls make two results, as in Realm, even
+//   for the same query); a list, set, map or backlinks of the same owner and property;
 // - unmanaged: the same contents — a list's elements in order, a set's members
 //   in any order, a map's keys with their values — where objects are equal when
 //   they are the same object (an unmanaged one is equal only to itself) and
@@ -13,10 +14,14 @@ import VaultCore
 // A managed collection never equals an unmanaged one.
 
 extension Results: Equatable {
+    /// The same results: one call's (`objects`, `filter`, `sorted`…) and its copies, as Realm
+    /// compares them; two calls with the same query make two results that are not `==`.
+    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool { lhs.isSameResults(as: rhs) }
+
     /// The same query (class, filters, sort, distinct, base collection) in the same vault instance.
-    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool {
-        lhs.owner == rhs.owner && lhs.schema === rhs.schema
-            && lhs.compiled.idQuery.sql == rhs.compiled.idQuery.sql && lhs.compiled.idQuery.bindings == rhs.compiled.idQuery.bindings
+    func hasSameQuery(as other: Results<Element>) -> Bool {
+        owner == other.owner && schema === other.schema
+            && compiled.idQuery.sql == other.compiled.idQuery.sql && compiled.idQuery.bindings == other.compiled.idQuery.bindings
     }
 }
 

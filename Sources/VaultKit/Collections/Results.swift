@@ -32,6 +32,9 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     let compiled: CompiledResults
     private let cache = ResultsCache()
 
+    /// Whether both are copies of one results value (the cache is made once per results).
+    func isSameResults(as other: Results<Element>) -> Bool { cache === other.cache }
+
     init(vault: Vault, schema: ObjectSchema, definition: ResultsDefinition = ResultsDefinition()) throws(QueryError) {
         self.owner = vault
         self.schema = schema
