@@ -96,7 +96,7 @@ struct QueueNotificationTests {
         try writer.write { writer.add(NItem(2, "b")); writer.object(ofType: NItem.self, forPrimaryKey: 1)?.name = "A" }
         #expect(delivered.wait(timeout: .now() + 10) == .success, "a commit on another thread wakes the queue")
         #expect(heard.withLock { $0 } == ["initial 1", "update 2 [] [1] [0]"])
-        queue.sync { token?.invalidate() }
+        queue.sync { _ = token?.invalidate() }
         withExtendedLifetime((queueVault, token)) {}
     }
 
@@ -129,7 +129,7 @@ struct QueueNotificationTests {
         #expect(delivered.wait(timeout: .now() + 10) == .success, "woken without any refresh() call")
         #expect(heard.withLock { $0 } == [[1]])
         #expect(FileManager.default.fileExists(atPath: url.path + ".notify"))
-        queue.sync { token?.invalidate() }
+        queue.sync { _ = token?.invalidate() }
         withExtendedLifetime(token) {}
     }
 

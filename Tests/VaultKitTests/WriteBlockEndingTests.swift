@@ -78,3 +78,20 @@ struct WriteBlockEndingTests {
         #expect(vault.objects(WBNote.self).isEmpty)
     }
 }
+
+@Suite("NotificationToken as Realm's: invalidate() says whether it was observing")
+struct NotificationTokenTests {
+    @Test("the first invalidate() of a live token returns true, later ones and a placeholder's false")
+    func invalidateReturnsWhetherObserving() throws {
+        let directory = try TemporaryDirectory("notification-token")
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("notes.vault"), encryptionKey: testKey, objectTypes: [WBNote.self]))
+        var calls = 0
+        let token = vault.objects(WBNote.self).observe { _ in calls += 1 }
+        #expect(token.invalidate())
+        #expect(!token.invalidate())
+        try vault.write { vault.create(WBNote.self, value: ["id": 1]) }
+        vault.refresh()
+        #expect(calls <= 1, "no change delivered after invalidate (at most the initial one)")
+        #expect(!NotificationToken().invalidate())
+    }
+}

@@ -13,6 +13,12 @@ public final class NotificationToken: Sendable {
         cancellation = Locked(cancel)
     }
 
+    /// A token that observes nothing (Realm's `NotificationToken()`): a placeholder
+    /// where a token is required; ``invalidate()`` returns false.
+    public init() {
+        cancellation = Locked(nil)
+    }
+
     /// A token for an observation kept by another module of this package (the
     /// sync session's progress and connection observers).
     package convenience init(onInvalidate cancel: @escaping @Sendable () -> Void) {
@@ -20,12 +26,16 @@ public final class NotificationToken: Sendable {
     }
 
     /// Stops the observation. Calling it again does nothing.
-    public func invalidate() {
+    /// - Returns: whether the token was observing (false once invalidated, and for a
+    ///   token whose observation never started), as Realm's does.
+    @discardableResult
+    public func invalidate() -> Bool {
         let cancel = cancellation.withLock { current -> (() -> Void)? in
             defer { current = nil }
             return current
         }
         cancel?()
+        return cancel != nil
     }
 
     deinit { invalidate() }
