@@ -95,3 +95,40 @@ struct NotificationTokenTests {
         #expect(!NotificationToken().invalidate())
     }
 }
+
+/// realm-swift's testAsyncWriteBasics and testAsyncWriteCancel, on an actor's vault.
+actor AsyncWriteChecker {
+    func run(configuration: Vault.Configuration) async throws -> [String] {
+        let vault = try await Vault.open(configuration: configuration)
+        var log: [String] = []
+        let note = try await vault.asyncWrite { () -> WBNote in
+            log.append("inside: in write \(vault.isInWriteTransaction), performing \(vault.isPerformingAsynchronousWriteOperations)")
+            return vault.create(WBNote.self, value: ["id": 10, "text": "foo"])
+        }
+        log.append("after: in write \(vault.isInWriteTransaction), performing \(vault.isPerformingAsynchronousWriteOperations), text \(note.text)")
+        try await vault.asyncWrite {
+            vault.create(WBNote.self, value: ["id": 11])
+            vault.cancelWrite()
+            log.append("cancelled: in write \(vault.isInWriteTransaction)")
+        }
+        log.append("stored \(vault.objects(WBNote.self).map(\.id))")
+        return log
+    }
+}
+
+@Suite("Asynchronous writes as Realm's: performing while the block runs, cancellable inside it")
+struct AsyncWriteStateTests {
+    @Test("isPerformingAsynchronousWriteOperations is true inside the block; cancelWrite() inside asyncWrite rolls back")
+    func asyncWriteState() async throws {
+        let directory = try TemporaryDirectory("async-write-state")
+        let configuration = Vault.Configuration(fileURL: directory.file("notes.vault"), encryptionKey: testKey, objectTypes: [WBNote.self])
+        let log = try await AsyncWriteChecker().run(configuration: configuration)
+        #expect(log == ["inside: in write true, performing true", "after: in write false, performing false, text foo",
+                        "cancelled: in write false", "stored [10]"])
+        // On a thread with no run loop the blocks run at once, counted the same way.
+        let vault = try Vault(configuration: configuration)
+        var inside = false
+        vault.writeAsync { inside = vault.isPerformingAsynchronousWriteOperations }
+        #expect(inside && !vault.isPerformingAsynchronousWriteOperations)
+    }
+}

@@ -60,8 +60,18 @@ extension Vault {
         }
     }
 
-    /// Whether asynchronous writes are waiting to run.
-    public var isPerformingAsynchronousWriteOperations: Bool { !session.pendingAsyncWrites.isEmpty }
+    /// Whether asynchronous writes are waiting to run or running (inside an
+    /// `asyncWrite`, `writeAsync` or `beginAsyncWrite` block too, as in Realm).
+    public var isPerformingAsynchronousWriteOperations: Bool {
+        !session.pendingAsyncWrites.isEmpty || session.asyncWriteBlocksRunning > 0
+    }
+
+    /// Runs an asynchronous write's block, counted in ``isPerformingAsynchronousWriteOperations``.
+    func runningAsyncWriteBlock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        session.asyncWriteBlocksRunning += 1
+        defer { session.asyncWriteBlocksRunning -= 1 }
+        return try body()
+    }
 
     private func enqueueAsyncWrite(commits: Bool, _ block: @escaping () -> Void, onComplete: ((Swift.Error?) -> Void)?) -> AsyncTransactionId {
         refuseFrozenWrite()
@@ -102,13 +112,13 @@ extension Vault {
         finishAsyncWrite(id)
         if commits {
             do {
-                try runInOpenTransaction(block)
+                try runningAsyncWriteBlock { try runInOpenTransaction(block) }
                 onComplete?(nil)
             } catch {
                 onComplete?(error)
             }
         } else {
-            block()
+            runningAsyncWriteBlock(block)
             // A block that neither committed nor cancelled is cancelled, as Realm's is.
             if isInWriteTransaction { cancelWrite() }
         }
@@ -124,12 +134,12 @@ extension Vault {
     private func runAsyncWrite(commits: Bool, _ block: () -> Void, onComplete: ((Swift.Error?) -> Void)?) {
         guard commits else {
             beginWrite()
-            block()
+            runningAsyncWriteBlock(block)
             if isInWriteTransaction { cancelWrite() }
             return
         }
         do {
-            try write { block() }
+            try runningAsyncWriteBlock { try write { block() } }
             onComplete?(nil)
         } catch {
             onComplete?(error)

@@ -117,7 +117,7 @@ extension Vault {
     public func asyncWrite<Result>(_ block: () throws -> Result,
                                    isolation: isolated (any Actor)? = #isolation) async throws -> Result {
         try await acquireWriteLockSuspending(isolation: isolation)
-        return try runInOpenTransaction(block)
+        return try runningAsyncWriteBlock { try runInOpenTransaction(block) }
     }
 
     /// Runs `block` in the write transaction just opened, then commits (or rolls back and rethrows).

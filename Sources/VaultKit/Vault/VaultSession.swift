@@ -34,6 +34,8 @@ final class VaultSession {
     /// Asynchronous writes not yet run, and their order (see Vault+AsyncWrites).
     var pendingAsyncWrites: Set<AsyncTransactionId> = []
     var asyncWriteQueue: [AsyncTransactionId] = []
+    /// Asynchronous write blocks running now (their transaction is open).
+    var asyncWriteBlocksRunning = 0
     private var lastAsyncTransactionId: AsyncTransactionId = 0
     func nextAsyncTransactionId() -> AsyncTransactionId {
         lastAsyncTransactionId &+= 1
