@@ -41,6 +41,20 @@ struct VaultErrorTests {
         #expect(code { _ = try Vault(configuration: Vault.Configuration(fileURL: directory.file("b.vault"), encryptionKey: Data(count: 16))) } == .invalidInput)
     }
 
+    @Test("an error from a code alone, thrown by app code inside a write, as realm-swift's tests throw Realm.Error(.fail)")
+    func errorFromACode() throws {
+        let vault = try Vault(configuration: Vault.Configuration(fileURL: directory.file("codes.vault"), encryptionKey: testKey, objectTypes: [TItem.self, TBox.self]))
+        #expect(throws: Vault.Error(.fail)) {
+            try vault.write {
+                vault.add(TItem(1, "x"))
+                throw Vault.Error(.fail)
+            }
+        }
+        #expect(vault.objects(TItem.self).isEmpty, "the write rolled back")
+        #expect(Vault.Error(.fail).code == .fail && Vault.Error(.fail) != Vault.Error(.fileExists))
+        #expect("\(Vault.Error(.fileExists))" == "Vault.Error(.fileExists)")
+    }
+
     @Test func realmsCatchPatternsWork() throws {
         let url = directory.file("c.vault")
         let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [TItem.self, TBox.self]))

@@ -93,6 +93,12 @@ extension Vault {
             self.underlyingError = underlyingError
         }
 
+        /// An error with `code` alone (Realm's `Realm.Error(.fail)`), for code that throws
+        /// Realm's errors itself; its description names the code.
+        public init(_ code: Code) {
+            self.init(code, underlyingError: CodeOnlyError(code: code))
+        }
+
         /// Realm's `errorCode`: the code's raw value.
         public var errorCode: Int { code.rawValue }
         /// The underlying error's sentence.
@@ -198,4 +204,10 @@ extension Vault.Error: Equatable {
 
     /// Whether both have the same code (Realm compares codes, not messages).
     public static func == (lhs: Vault.Error, rhs: Vault.Error) -> Bool { lhs.code == rhs.code }
+}
+
+/// The underlying error of a ``Vault/Error`` made from a code alone.
+struct CodeOnlyError: Swift.Error, Sendable, CustomStringConvertible {
+    let code: Vault.Error.Code
+    var description: String { "Vault.Error(.\(code))" }
 }
