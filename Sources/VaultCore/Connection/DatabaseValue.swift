@@ -30,6 +30,16 @@ public enum DatabaseValue: Sendable, Hashable {
     public var data: Data? { if case .blob(let v) = self { v } else { nil } }
     /// Whether this is SQL NULL.
     public var isNull: Bool { self == .null }
+
+    /// The bytes binding this value copies (its UTF-8 or its blob): what a
+    /// statement reserves before it binds.
+    var boundByteCount: Int {
+        switch self {
+        case .text(let v): v.utf8.count
+        case .blob(let v): v.count
+        default: 0
+        }
+    }
 }
 
 extension DatabaseValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
