@@ -63,7 +63,7 @@ struct RuntimeClassTests {
         let scores = try #require(b["scores"] as? Map<String, Int?>)
         #expect(scores["k"] == .some(3) && scores["n"] == .some(nil) && scores.count == 2)
         #expect((b["home"] as? ObjectBase)?["city"] as? String == "Oslo")
-        #expect((b["extra"] as? AnyVaultValue) == .string("mixed"))
+        #expect(b["extra"] as? String == "mixed", "a mixed property gives its payload, as Realm's does")
         let a = try #require(owners.first)
         #expect(a["born"] as? Date == born)
         #expect((a["price"] as? Decimal128)?.description == "12.5")

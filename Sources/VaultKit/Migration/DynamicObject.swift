@@ -184,7 +184,8 @@ enum BoxedValues {
         case .uuid: UUID._vaultDecode(value)
         case .decimal: Decimal128._vaultDecode(value)
         case .objectId: ObjectId._vaultDecode(value)
-        case .mixed: AnyVaultValue._vaultDecode(value)
+        // The payload, as Realm's migration objects give it (`newObject["any"] as! String`).
+        case .mixed: AnyVaultValue._vaultDecode(value)?.keyValuePayload
         case .object: nil
         }
     }

@@ -278,6 +278,9 @@ extension AnyVaultValue: PersistableValue {
         case let v as Decimal128: self = .decimal128(v)
         case let v as Decimal: self = .decimal128(Decimal128(v))
         case let v as UUID: self = .uuid(v)
+        // The payloads key-value coding gives for nested collections (`object["any"]`), set back.
+        case let v as List<AnyVaultValue>: self = .list(v)
+        case let v as Map<String, AnyVaultValue>: self = .dictionary(v)
         case let v as any BinaryInteger:
             guard let int = Int(exactly: v) else { return nil }
             self = .int(int)
@@ -299,6 +302,28 @@ extension AnyVaultValue: PersistableValue {
             let mirror = Mirror(reflecting: value)
             guard mirror.displayStyle == .optional else { return nil }
             self.init(boxed: mirror.children.first?.value)
+        }
+    }
+
+    /// The value as key-value coding gives it, as Realm's `object["any"]` does: the
+    /// payload itself (`"hello"`, `42`, the linked object, the nested `List` or
+    /// `Map`), and `nil` for ``none``.
+    var keyValuePayload: Any? {
+        switch self {
+        case .none: nil
+        case .int(let v): v
+        case .bool(let v): v
+        case .float(let v): v
+        case .double(let v): v
+        case .string(let v): v
+        case .data(let v): v
+        case .date(let v): v
+        case .object(let v): v
+        case .objectId(let v): v
+        case .decimal128(let v): v
+        case .uuid(let v): v
+        case .dictionary(let v): v
+        case .list(let v): v
         }
     }
 

@@ -81,7 +81,8 @@ open class ObjectBase: CustomStringConvertible {
     var unmanagedSchema: ObjectSchema? { nil }
 
     /// Key-value access by public property name (Realm's `object["name"]`):
-    /// the value boxed (`nil` for nil or an unknown name). A managed model
+    /// the value boxed (`nil` for nil or an unknown name); a mixed property's
+    /// payload, not the ``AnyVaultValue`` around it (`nil` for `.none`). A managed model
     /// object's collection is its live `List`, `MutableSet`, `Map` or
     /// `LinkingObjects`; an unmanaged object's (and a ``DynamicObject``'s) is an
     /// array or a dictionary. Setting a managed object's property needs a write
@@ -90,7 +91,12 @@ open class ObjectBase: CustomStringConvertible {
     open subscript(key: String) -> Any? {
         get {
             guard let schema = keyValueSchema, let index = schema.index(ofProperty: key) else { return nil }
-            return value(at: index, schema: schema, liveCollections: true)
+            let value = value(at: index, schema: schema, liveCollections: true)
+            // A mixed property gives its payload, as Realm's does (`object["any"] as? String`).
+            if schema.properties[index].type == .mixed, schema.properties[index].collectionKind == nil, let mixed = value as? AnyVaultValue {
+                return mixed.keyValuePayload
+            }
+            return value
         }
         set {
             guard let schema = keyValueSchema, let index = schema.index(ofProperty: key) else {
