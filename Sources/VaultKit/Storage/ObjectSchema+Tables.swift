@@ -23,7 +23,11 @@ extension ObjectSchema {
         switch property.collectionKind {
         case .list: return "INSERT INTO \(table) (\"_vk_owner\", \"_vk_position\", \"value\") VALUES (?, ?, ?)"
         case .map: return "INSERT OR REPLACE INTO \(table) (\"_vk_owner\", \"key\", \"value\") VALUES (?, ?, ?)"
-        default: return "INSERT OR IGNORE INTO \(table) (\"_vk_owner\", \"value\") VALUES (?, ?)"
+        default:
+            // The UNIQUE constraint keeps a value once per owner, but SQLite's UNIQUE admits any
+            // number of NULLs; a set holds nil at most once (Realm's rule), so that is checked here.
+            return "INSERT OR IGNORE INTO \(table) (\"_vk_owner\", \"value\") SELECT ?1, ?2 WHERE ?2 IS NOT NULL "
+                + "OR NOT EXISTS (SELECT 1 FROM \(table) WHERE \"_vk_owner\" = ?1 AND \"value\" IS NULL)"
         }
     }
 
