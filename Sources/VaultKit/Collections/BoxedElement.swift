@@ -47,9 +47,15 @@ private func convertedNumber<Element>(_ value: Any, as _: Element.Type) -> Eleme
 /// key-value coding), as Realm converts it: itself, a number of another width
 /// that fits (`1` for a `Double`, `1.5` for a `Float`), any value a mixed
 /// property can hold, or the stored form of the property's type (an enum's raw
-/// value, a custom type's persisted value).
+/// value, a custom type's persisted value — also for collection elements:
+/// `["tags": ["work", "home"]]` for a `List<Tag>` of a string enum).
 func convertedValue<Value: PersistableValue>(_ value: Any, to _: Value.Type) -> Value? {
     if let converted = boxedElement(value, as: Value.self) { return converted }
+    // A decimal from any number or a decimal string, as Realm's `Decimal128(value:)` takes them
+    // (`["price": 9.99]`, `["price": "9.99"]` — a JSON number or text).
+    if Value._vaultPropertyType == .decimal, !(value is Decimal128), let decimal = try? Decimal128(value: value) {
+        return Value._vaultDecode(decimal._vaultEncoded)
+    }
     guard let given = value as? any PersistableValue, type(of: given)._vaultPropertyType == Value._vaultPropertyType else { return nil }
     return Value._vaultDecode(given._vaultEncoded)
 }

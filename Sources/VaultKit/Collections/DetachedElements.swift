@@ -36,7 +36,7 @@ protocol DetachedElements: AnyObject {
 func detachedElement<Element: PersistableValue>(_ value: Any, as _: Element.Type) -> Element? {
     if let stored = value as? DatabaseValue { return Element._vaultDecode(stored) }
     if value is NSNull { return Element._vaultIsOptional ? Element._vaultDecode(.null) : nil }
-    return boxedElement(value, as: Element.self)
+    return convertedValue(value, to: Element.self)
 }
 
 /// An element handed to a detached store: an optional's `nil` as `NSNull`, anything else unwrapped.

@@ -244,7 +244,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
 
     func assignUnmanaged(from value: Any) -> Bool {
         guard let array = value as? [Any] else { return false }
-        let elements = array.compactMap { boxedElement($0, as: Element.self) }
+        let elements = array.compactMap { convertedValue($0, to: Element.self) }
         guard elements.count == array.count else { return false }
         storage = elements
         return true

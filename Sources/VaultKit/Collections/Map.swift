@@ -216,7 +216,7 @@ public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, Persista
         guard let dictionary = value as? [String: Any] else { return false }
         var result: [Key: Value] = [:]
         for (keyString, element) in dictionary {
-            guard let key = Key(mapKeyString: keyString), let typed = boxedElement(element, as: Value.self) else { return false }
+            guard let key = Key(mapKeyString: keyString), let typed = convertedValue(element, to: Value.self) else { return false }
             result[key] = typed
         }
         storage = result

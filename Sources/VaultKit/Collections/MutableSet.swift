@@ -158,7 +158,7 @@ public final class MutableSet<Element: PersistableValue>: RandomAccessCollection
 
     func assignUnmanaged(from value: Any) -> Bool {
         guard let array = value as? [Any] else { return false }
-        let elements = array.compactMap { boxedElement($0, as: Element.self) }
+        let elements = array.compactMap { convertedValue($0, to: Element.self) }
         guard elements.count == array.count else { return false }
         storage = []
         for element in elements where !contains(element) { storage.append(element) }

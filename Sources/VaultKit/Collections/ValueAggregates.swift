@@ -83,7 +83,11 @@ enum ValueAggregates {
         case is Decimal128.Type, is Decimal128?.Type: return Decimal128(mean) as? T
         case is Decimal.Type, is Decimal?.Type: return mean as? T
         case is AnyVaultValue.Type: return AnyVaultValue.decimal128(Decimal128(mean)) as? T
-        case is Int.Type, is Int?.Type: return Int(double.rounded()) as? T
+        case is Int.Type, is Int?.Type: return Int(exactly: double.rounded()) as? T
+        case is Int64.Type, is Int64?.Type: return Int64(exactly: double.rounded()) as? T
+        case is Int32.Type, is Int32?.Type: return Int32(exactly: double.rounded()) as? T
+        case is Int16.Type, is Int16?.Type: return Int16(exactly: double.rounded()) as? T
+        case is Int8.Type, is Int8?.Type: return Int8(exactly: double.rounded()) as? T
         default: return nil
         }
     }

@@ -16,7 +16,8 @@ import VaultCore
 
 /// Element types whose collections sort and distinct by value (Realm's
 /// `SortableType`): the integers, `Float`, `Double`, `String`, `Data`, `Date`,
-/// ``Decimal128``, `Decimal`, ``AnyVaultValue``, and optionals of them.
+/// ``Decimal128``, `Decimal`, ``AnyVaultValue``, ``PersistableEnum`` types (by raw
+/// value), and optionals of them.
 public protocol SortableType: PersistableValue {}
 
 extension Int: SortableType {}

@@ -209,6 +209,8 @@ enum BoxedValues {
         var candidate: DatabaseValue?
         if let persistable = value as? any PersistableValue, type(of: persistable)._vaultPropertyType == property.type {
             candidate = persistable._vaultEncoded
+        } else if property.type == .decimal, let decimal = try? Decimal128(value: value) {
+            candidate = decimal._vaultEncoded   // any number or a decimal string (Realm's `Decimal128(value:)`)
         } else if property.type == .int, value is NSNumber, let integer = value as? Int64 {
             candidate = .integer(integer)   // a number read from a migration object (exactly an integer, or refused)
         } else if property.type == .double || property.type == .float {

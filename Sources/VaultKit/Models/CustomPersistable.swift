@@ -44,6 +44,7 @@ public protocol FailableCustomPersistable: PersistableValue {
 extension CustomPersistable {
     public static var _vaultPropertyType: PropertyType { PersistedType._vaultPropertyType }
     public static func _vaultDefaultValue() -> Self { Self(persistedValue: PersistedType._vaultDefaultValue()) }
+    public static var _vaultStorageZeroEncoded: DatabaseValue { PersistedType._vaultStorageZeroEncoded }
     public static func _vaultDecode(_ value: DatabaseValue) -> Self? { PersistedType._vaultDecode(value).map(Self.init(persistedValue:)) }
     public var _vaultEncoded: DatabaseValue { persistableValue._vaultEncoded }
 }
@@ -56,6 +57,7 @@ extension FailableCustomPersistable {
         }
         return value
     }
+    public static var _vaultStorageZeroEncoded: DatabaseValue { PersistedType._vaultStorageZeroEncoded }
     public static func _vaultDecode(_ value: DatabaseValue) -> Self? { PersistedType._vaultDecode(value).flatMap(Self.init(persistedValue:)) }
     public var _vaultEncoded: DatabaseValue { persistableValue._vaultEncoded }
 }

@@ -43,6 +43,10 @@ public protocol PersistableValue {
     /// (Realm's zero of the type: 1970-01-01 for a `Date`, all zero bytes for a `UUID`
     /// or an `ObjectId`); the same for every object.
     static var _vaultStorageZero: Self { get }
+    /// The column value of ``_vaultStorageZero``: for a custom type, its persisted
+    /// type's zero, so that no value of the custom type is made (a failable one
+    /// may have none for it).
+    static var _vaultStorageZeroEncoded: DatabaseValue { get }
     /// The value for a stored column value, or `nil` if it cannot be one.
     static func _vaultDecode(_ value: DatabaseValue) -> Self?
     /// The column value that stores `self`.
@@ -53,6 +57,7 @@ public protocol PersistableValue {
 
 extension PersistableValue {
     public static var _vaultStorageZero: Self { _vaultDefaultValue() }
+    public static var _vaultStorageZeroEncoded: DatabaseValue { _vaultStorageZero._vaultEncoded }
     public static var _vaultIsOptional: Bool { false }
     public static var _vaultLinkTarget: ObjectBase.Type? { nil }
 }
@@ -203,9 +208,10 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
 /// @Persisted var previous: Status?
 /// ```
 /// A property declared without an initial value starts at the first case.
-/// Cases compare by raw value (Realm's rule), so enums sort and have a
-/// `min()`/`max()` as their stored values do.
-public protocol PersistableEnum: MinMaxType, RawRepresentable, CaseIterable where RawValue: PersistableValue & Comparable {}
+/// Cases compare by raw value (Realm's rule), so enums sort (a collection's
+/// `sorted(ascending:)` and `distinct()`) and have a `min()`/`max()` as their
+/// stored values do.
+public protocol PersistableEnum: MinMaxType, SortableType, RawRepresentable, CaseIterable where RawValue: PersistableValue & Comparable {}
 
 extension PersistableEnum {
     public static var _vaultPropertyType: PropertyType { RawValue._vaultPropertyType }

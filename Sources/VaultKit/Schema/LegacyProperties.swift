@@ -68,7 +68,7 @@ extension PropertyAccessor {
             return true
         }
         decodeBoxed = { stored in Value._vaultDecode(stored) }
-        defaultEncoded = Value._vaultIsOptional ? .null : Value._vaultStorageZero._vaultEncoded
+        defaultEncoded = Value._vaultIsOptional ? .null : Value._vaultStorageZeroEncoded
         decodeElement = { _ in nil }
         makeLiveCollection = nil
         adoptCollection = nil

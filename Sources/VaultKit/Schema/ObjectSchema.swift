@@ -78,6 +78,10 @@ struct PropertyAccessor: @unchecked Sendable {
     /// For a collection property: makes the instance an unmanaged object holds the live
     /// collection of `binding` (the object was just added); the instance, or nil if it has none.
     let adoptCollection: ((ObjectBase, CollectionBinding) -> AnyObject?)?
+    /// For a link or mixed property: drops what the object held while unmanaged (it
+    /// was just added, and reads go to the vault from now on), so that objects
+    /// added with links to each other do not keep each other, and their vault, alive.
+    private(set) var releaseUnmanaged: ((ObjectBase) -> Void)? = nil
 
     // Pre-specialised for the common value types: the generic entry point
     // dispatches to these, whose closures run without generic metadata lookups.
@@ -153,7 +157,7 @@ struct PropertyAccessor: @unchecked Sendable {
         }
         decodeBoxed = { stored in Value._vaultDecode(stored) }
         // Only columns have one (a collection's or link's default is not a column value).
-        defaultEncoded = Value._vaultIsOptional || isCollection || isLink ? .null : Value._vaultStorageZero._vaultEncoded
+        defaultEncoded = Value._vaultIsOptional || isCollection || isLink ? .null : Value._vaultStorageZeroEncoded
         if let collectionType = Value.self as? any PersistableCollection.Type {
             decodeElement = { stored in collectionType.decodeElementBoxed(stored) }
             makeLiveCollection = { binding in collectionType.makeManaged(binding) }
@@ -171,6 +175,9 @@ struct PropertyAccessor: @unchecked Sendable {
         encodeBoxed = { value in
             if value == nil || value is NSNull { return Value._vaultIsOptional ? .null : nil }
             return (value as? Value)?._vaultEncoded
+        }
+        if isLink || isMixed {
+            releaseUnmanaged = { object in pointer(object).pointee.storage = .typeDefault }
         }
     }
 }

@@ -39,7 +39,7 @@ extension PropertyAccessor {
             decodeBoxed = { stored in Value._vaultDecode(stored) }
             decodeElement = { _ in nil }
             let isLink = Value._vaultPropertyType == .object
-            defaultEncoded = Value._vaultIsOptional || isLink ? .null : Value._vaultStorageZero._vaultEncoded
+            defaultEncoded = Value._vaultIsOptional || isLink ? .null : Value._vaultStorageZeroEncoded
             encodeBoxed = { value in
                 if value == nil || value is NSNull { return Value._vaultIsOptional ? .null : nil }
                 return (value as? Value)?._vaultEncoded

@@ -292,6 +292,7 @@ extension Vault {
             storeCollection(binding, entries: encoded, replacing: updatedExisting)
         }
         adoptCollections(of: object, schema: schema, rowID: rowID)
+        releaseUnmanagedLinks(of: object, schema: schema)
         contentVersion &+= 1
         return rowID
     }
@@ -303,6 +304,16 @@ extension Vault {
         for index in schema.properties.indices where schema.isCollection[index] {
             let binding = CollectionBinding(vault: self, owner: schema, ownerRowID: rowID, propertyIndex: index)
             if let instance = schema.accessors[index].adoptCollection?(object, binding) { manager.keepCollection(instance, at: index) }
+        }
+    }
+
+    /// Drops the objects a just-added object held in its links and mixed values
+    /// while unmanaged (its reads go to the vault now): `a.spouse = b; b.spouse = a;
+    /// vault.add(a)` must not leave the two, and the vault, alive for ever.
+    private func releaseUnmanagedLinks(of object: ObjectBase, schema: ObjectSchema) {
+        // By index, as above: a copy of an accessor would retain each of its closures.
+        schema.accessors.withUnsafeBufferPointer { accessors in
+            for index in accessors.indices { accessors[index].releaseUnmanaged?(object) }
         }
     }
 
