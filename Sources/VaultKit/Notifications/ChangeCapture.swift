@@ -120,6 +120,19 @@ final class ChangeCapture {
         if isForObservers { expectedUpdate = (table, rowID) }
     }
 
+    /// A row VaultKit inserted was given another id by its own UPDATE (RowIDHighWater):
+    /// one insertion of the final id, whatever the update hook reported for the move.
+    func renumberInsertedRow(table: String, from old: Int64, to new: Int64) {
+        guard var rows = changes.tables[table] else { return }
+        rows.inserted.remove(old)
+        rows.deleted.remove(old)
+        rows.written[new] = nil
+        rows.written[old] = nil
+        rows.inserted.insert(new)
+        changes.tables[table] = rows
+        if expectedUpdate?.table == table { expectedUpdate = nil }
+    }
+
     private func rowChanged(_ kind: RowChangeKind, table: String, rowID: Int64) {
         switch kind {
         case .insert:

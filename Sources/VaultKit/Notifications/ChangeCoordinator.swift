@@ -27,6 +27,8 @@ final class ChangeCoordinator: Sendable {
     }
 
     private let state = Locked(State())
+    /// The largest row id each table has held in this process (see RowIDHighWater).
+    let rowIDHighWater = RowIDHighWater()
     /// Asynchronous writes of this process now suspended waiting for the write lock (see Vault+Concurrency).
     let asyncWritersWaiting = Locked(0)
     /// The vault file's path (`nil` for in-memory vaults, which no other process sees).

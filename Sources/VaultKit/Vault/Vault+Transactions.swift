@@ -81,6 +81,7 @@ extension Vault {
         do {
             if let change = try externalSchemaChange(on: writer) { throw change }
             move(to: try storedCommitSequence(on: writer))
+            try loadRowIDHighWater(on: writer)
             try checkActiveVersions(latest: commitSequence)
         } catch {
             cancelWrite()

@@ -261,7 +261,7 @@ extension Vault {
                     let key = schema.primaryKeyProperty?.name ?? "?"
                     throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
                 }
-                return db.lastInsertedRowID
+                return try keepRowIDUnused(db.lastInsertedRowID, schema: schema, on: db)
             }
             // Managed from here on: links and collections that lead back find its row.
             markInProgress(rowID)
