@@ -157,7 +157,7 @@ struct CombineTests {
                              "sections 2", "cards [\"one\", \"two\"]"])
     }
 
-    @Test("an object's valuePublisher emits after each change (no initial value) and finishes when it is deleted; its changesetPublisher names properties", arguments: StorageMode.writable)
+    @Test("an object's valuePublisher emits after each change (no initial value) and finishes when it is deleted; its changesetPublisher names properties and finishes too", arguments: StorageMode.writable)
     func objectPublishers(mode: StorageMode) throws {
         let directory = try TemporaryDirectory("combine-object")
         let vault = try combineVault(mode, directory)
@@ -185,7 +185,7 @@ struct CombineTests {
         try vault.write { vault.delete(task) }
         vault.refresh()
         #expect(values.completions == 1)
-        #expect(changes.values.last == "deleted")
+        #expect(changes.values == ["title one→renamed"], "deletion finishes the changeset without a .deleted, as Realm's")
         #expect(changes.completions == 1)
         withExtendedLifetime([value, changeset]) {}
     }
@@ -256,8 +256,8 @@ struct CombineTests {
         try vault.write { task.title = "first change after subscribing" }
         #expect(changes.wait())
         try vault.write { vault.delete(task) }
-        #expect(changes.wait() && changes.wait())
-        #expect(changes.values == ["first change after subscribing [\"title\"]", "deleted"])
+        #expect(changes.wait())
+        #expect(changes.values == ["first change after subscribing [\"title\"]"], "finished on deletion, nothing sent")
         #expect(changes.completions == 1)
         withExtendedLifetime([cancellable, changeset]) {}
     }
@@ -385,4 +385,23 @@ final class DemandSubscriber<Input, Failure: Error>: Subscriber {
         return .none
     }
     func receive(completion: Subscribers.Completion<Failure>) {}
+}
+
+extension CombineTests {
+    @Test("threadSafeReference() passes unmanaged objects and lists through as they are (Realm's testUnmanagedMakeThreadSafe)")
+    func unmanagedPassThrough() throws {
+        let queue = DispatchQueue(label: "vaultkit.tests.unmanaged-handover")
+        let task = CTask(value: ["id": 7, "title": "unmanaged"])
+        let project = CProject(value: ["id": 1, "tags": ["a"]])
+        let received = Sunk<String>()
+        var cancellables = Set<AnyCancellable>()
+        Just(task).threadSafeReference().receive(on: queue).sink { value in
+            received.append("\(value === task) \(value.title)")
+        }.store(in: &cancellables)
+        Just(project.tasks).threadSafeReference().receive(on: queue).sink { list in
+            received.append("list \(list === project.tasks)")
+        }.store(in: &cancellables)
+        #expect(received.wait() && received.wait())
+        #expect(Set(received.values) == ["true unmanaged", "list true"])
+    }
 }

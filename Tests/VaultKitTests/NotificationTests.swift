@@ -285,6 +285,19 @@ struct NotificationTests {
         #expect(heard == [.didChange])
         #expect(!vault.refresh())
         #expect(heard == [.didChange])
-        withExtendedLifetime(token) {}
+
+        // write(withoutNotifying:) silences the listed vault observation for that commit only
+        // (realm-swift's testWillChangeLocalWriteWithoutNotifying); others still hear it.
+        var otherHeard = 0
+        let other = vault.observe { _, _ in otherHeard += 1 }
+        try vault.write(withoutNotifying: [token]) { vault.add(NItem(2, "b")) }
+        #expect(heard == [.didChange] && otherHeard == 1)
+        vault.beginWrite()
+        vault.add(NItem(3, "c"))
+        try vault.commitWrite(withoutNotifying: [token])
+        #expect(heard == [.didChange] && otherHeard == 2)
+        try vault.write { vault.add(NItem(4, "d")) }
+        #expect(heard == [.didChange, .didChange] && otherHeard == 3)
+        withExtendedLifetime([token, other]) {}
     }
 }

@@ -163,4 +163,21 @@ struct SectionedResultsTests {
         token.invalidate()
         #expect(heard.withLock { $0 } == ["initial B [\"Barbara\", \"Bob\"]", "update [\"Barbara\", \"Bea\", \"Bob\"] [\"1.1\"]"])
     }
+
+    @Test("a computed key path sections by its value and sorts by the property its getter reads (Realm's firstLetter example)")
+    func computedKeyPath() throws {
+        let vault = try namesVault()
+        let byLetter = vault.objects(TItem.self).sectioned(by: \.firstLetter)
+        #expect(byLetter.allKeys == ["A", "B", "G"])
+        #expect(byLetter.map { $0.map(\.name) } == [["Ada", "Alan"], ["Barbara", "Bob"], ["Grace"]])
+        let descending = vault.objects(TItem.self).sectioned(by: \.firstLetter, ascending: false)
+        #expect(descending.allKeys == ["G", "B", "A"])
+        let fromList = vault.objects(TItem.self).filter("name BEGINSWITH 'B'").sectioned(by: \.firstLetter)
+        #expect(fromList.allKeys == ["B"] && fromList[0].count == 2)
+    }
+}
+
+extension TItem {
+    /// A computed property, as Realm's sectioning examples use.
+    var firstLetter: String { String(name.prefix(1)) }
 }

@@ -132,12 +132,20 @@ public enum SectionedResultsChange<Collection> {
 }
 
 extension Results {
-    /// These results sorted by `keyPath` and grouped by its value.
-    public func sectioned<Key: Hashable & PersistableValue>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true) -> SectionedResults<Key, Element> {
-        guard let index = schema.propertyIndex(forKeyPath: keyPath) else {
-            preconditionFailure("sectioned(by:) needs a key path to a @Persisted property of \(schema.className)")
+    /// These results sorted by `keyPath` and grouped by its value. The key path may
+    /// name a computed property, as in Realm (`var firstLetter: String { String(name.prefix(1)) }`):
+    /// the results are sorted by the `@Persisted` property its getter reads (`name`),
+    /// and grouped by the computed value.
+    public func sectioned<Key: Hashable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true) -> SectionedResults<Key, Element> {
+        SectionedResults(results: sorted(byKeyPath: sortName(of: keyPath), ascending: ascending)) { $0[keyPath: keyPath] }
+    }
+
+    /// The property (or path) a section key path sorts by: the one it reads.
+    private func sortName(of keyPath: AnyKeyPath) -> String {
+        guard let name = schema.keyPathName(keyPath) else {
+            preconditionFailure("sectioned(by:) needs a key path that reads a @Persisted property of \(schema.className)")
         }
-        return SectionedResults(results: sorted(byKeyPath: schema.properties[index].name, ascending: ascending)) { $0[keyPath: keyPath] }
+        return name
     }
 
     /// These results sorted by `sortDescriptors` and grouped by `sectionKey`
@@ -149,10 +157,7 @@ extension Results {
     /// These results sorted by `keyPath` and grouped by `sectionKey` of each object.
     public func sectioned<Key: Hashable, Value>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true,
                                                _ sectionKey: @escaping (Element) -> Key) -> SectionedResults<Key, Element> {
-        guard let index = schema.propertyIndex(forKeyPath: keyPath) else {
-            preconditionFailure("sectioned(by:) needs a key path to a @Persisted property of \(schema.className)")
-        }
-        return SectionedResults(results: sorted(byKeyPath: schema.properties[index].name, ascending: ascending), key: sectionKey)
+        SectionedResults(results: sorted(byKeyPath: sortName(of: keyPath), ascending: ascending), key: sectionKey)
     }
 }
 

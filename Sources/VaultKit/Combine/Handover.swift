@@ -29,12 +29,20 @@ struct Transfer<Output>: @unchecked Sendable {
 
     /// `confined`, handed over (unless frozen), then wrapped by `wrap` on the other side.
     static func of<T: ThreadConfined>(_ confined: T, _ wrap: @escaping (T) -> Output) -> Transfer {
-        if confined.isFrozen { return Transfer(kind: .direct(wrap(confined))) }
+        // Frozen and unmanaged values belong to no thread: passed through as they are (Realm's rule).
+        if confined.isFrozen || isUnmanaged(confined) { return Transfer(kind: .direct(wrap(confined))) }
         let handover = confined._threadHandover()
         return Transfer(kind: .reference(handover) { vault in
             if vault.commitSequence < handover.sequence && !vault.isInWriteTransaction { vault.refresh() }
             return T._resolve(handover, in: vault).map(wrap)
         })
+    }
+
+    /// Whether `value` is an unmanaged object or collection (no vault to hand it over from).
+    private static func isUnmanaged(_ value: Any) -> Bool {
+        if let object = value as? ObjectBase { return object.manager == nil }
+        if let collection = value as? any PersistableCollection { return collection.binding == nil }
+        return false
     }
 
     /// The value, found again on `scheduler` (called there); nil when it was deleted or the vault cannot open.

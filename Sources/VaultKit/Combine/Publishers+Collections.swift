@@ -44,6 +44,11 @@ extension VaultCollection where Self: SendableMetatype {
     /// (Realm's `collectionPublisher`): `vault.objects(Task.self).collectionPublisher.sink { tasks in … }`.
     public var collectionPublisher: VaultPublishers.Value<Self> { collectionPublisher(keyPaths: nil) }
 
+    /// Realm's deprecated name of ``collectionPublisher``: without it, `results.publisher`
+    /// would be Combine's `Sequence.publisher`, which sends the elements once and finishes.
+    @available(*, deprecated, renamed: "collectionPublisher")
+    public var publisher: VaultPublishers.Value<Self> { collectionPublisher(keyPaths: nil) }
+
     /// Emits the collection at its first delivery and after each change that
     /// touches `keyPaths` (insertions and deletions always count).
     public func collectionPublisher(keyPaths: [String]?) -> VaultPublishers.Value<Self> {
@@ -104,6 +109,10 @@ extension Map: ObservableObject {
 extension Map where Key: SendableMetatype, Value: SendableMetatype {
     /// Emits the map at its first delivery and after each change (Realm's `collectionPublisher`).
     public var collectionPublisher: VaultPublishers.Value<Map<Key, Value>> { collectionPublisher(keyPaths: nil) }
+
+    /// Realm's deprecated name of ``collectionPublisher``.
+    @available(*, deprecated, renamed: "collectionPublisher")
+    public var publisher: VaultPublishers.Value<Map<Key, Value>> { collectionPublisher(keyPaths: nil) }
 
     /// Emits the map at its first delivery and after each change that touches `keyPaths`.
     public func collectionPublisher(keyPaths: [String]?) -> VaultPublishers.Value<Map<Key, Value>> {

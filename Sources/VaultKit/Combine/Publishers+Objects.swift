@@ -57,11 +57,11 @@ public func valuePublisher<T: ObservableVaultObject & SendableMetatype>(_ object
 }
 
 /// Emits each change of the object — the changed properties with old and new
-/// values — and `.deleted` when it is deleted, after which it finishes
+/// values — and finishes when it is deleted, without emitting `.deleted`
 /// (Realm's `changesetPublisher(_:keyPaths:)`).
 public func changesetPublisher<T: ObservableVaultObject & SendableMetatype>(_ object: T, keyPaths: [String]? = nil) -> VaultPublishers.ObjectChangeset<T> {
     precondition(object.vault != nil, "Only managed objects can be published")
-    return VaultPublishers.Changeset(handover: .object(), isLast: ObjectChange.isDeletion) { queue, emit in
+    return VaultPublishers.Changeset(handover: .object(), ends: ObjectChange.isDeletion) { queue, emit in
         object.observeEmitting(keyPaths: keyPaths, on: queue, emit)
     }
 }
@@ -86,11 +86,12 @@ where P.Root: ObservableVaultObject & SendableMetatype {
     }
 }
 
-/// Emits each change of the projection's properties (Realm's `changesetPublisher(_:keyPaths:)` for projections).
+/// Emits each change of the projection's properties, and finishes when its root
+/// object is deleted (Realm's `changesetPublisher(_:keyPaths:)` for projections).
 public func changesetPublisher<P: ProjectionObservable & SendableMetatype>(_ projection: P, keyPaths: [String]? = nil) -> VaultPublishers.ObjectChangeset<P>
 where P.Root: ObservableVaultObject & SendableMetatype {
     precondition(projection.rootObject.vault != nil, "Only projections of managed objects can be published")
-    return VaultPublishers.Changeset(handover: nil, isLast: ObjectChange.isDeletion) { queue, emit in
+    return VaultPublishers.Changeset(handover: nil, ends: ObjectChange.isDeletion) { queue, emit in
         let emit = QueueBound(value: emit)
         return projection.observe(keyPaths: keyPaths, on: queue) { emit.value($0) }
     }

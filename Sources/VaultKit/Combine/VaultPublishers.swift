@@ -115,34 +115,36 @@ public enum VaultPublishers {
         let observe: Observe<Change>
         let queue: DispatchQueue?
         let handover: ChangeHandover<Change>?
-        /// Whether a change is the last (an object's `.deleted`): the publisher finishes after it.
-        let isLast: (Change) -> Bool
+        /// Whether a change ends the stream (an object's `.deleted`): the publisher
+        /// finishes instead of sending it, as Realm's does.
+        let ends: (Change) -> Bool
 
-        init(queue: DispatchQueue? = nil, handover: ChangeHandover<Change>?, isLast: @escaping (Change) -> Bool = { _ in false },
+        init(queue: DispatchQueue? = nil, handover: ChangeHandover<Change>?, ends: @escaping (Change) -> Bool = { _ in false },
              observe: @escaping Observe<Change>) {
             self.queue = queue
             self.handover = handover
-            self.isLast = isLast
+            self.ends = ends
             self.observe = observe
         }
-
-        /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
 
         /// Attaches `subscriber` (Combine calls this for `sink`, `assign` and `subscribe`).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Change, S.Failure == Never {
             let subscription = ObservationSubscription(subscriber, keepsNewestOnly: false)
             subscriber.receive(subscription: subscription)
-            let isLast = self.isLast
+            let ends = self.ends
             subscription.attach(observe(queue) { change in
-                subscription.send(change)
-                if isLast(change) { subscription.finish() }
+                if ends(change) {
+                    subscription.finish()
+                } else {
+                    subscription.send(change)
+                }
             })
         }
 
         /// Observes on `scheduler`, a serial dispatch queue: changes are
         /// delivered there, read by a vault confined to it. Use it first in a pipeline.
         public func subscribe<S: Scheduler>(on scheduler: S, options: S.SchedulerOptions? = nil) -> Changeset<Change> {
-            Changeset(queue: subscriptionQueue(of: scheduler), handover: handover, isLast: isLast, observe: observe)
+            Changeset(queue: subscriptionQueue(of: scheduler), handover: handover, ends: ends, observe: observe)
         }
 
         /// Delivers each change on `scheduler`, its object or collection found

@@ -100,6 +100,8 @@ extension Vault {
     /// Tells the vault-level observers.
     func notifyVaultObservers(_ notification: VaultNotification) {
         for case let observation as VaultObservation in session.observations where observation.isActive {
+            // A commit made by `write(withoutNotifying:)` for this observation's token is not told (Realm's rule).
+            if case .didChange = notification, let token = observation.token, session.silencedTokens.contains(ObjectIdentifier(token)) { continue }
             observation.notify(notification, self)
         }
     }
@@ -125,13 +127,15 @@ extension Vault {
     }
 
     /// Runs a write transaction whose commit the observations of `tokens`
-    /// (registered on this thread) do not hear about: their next change is
+    /// (registered on this thread; vault observations included) do not hear about: their next change is
     /// computed from the state after it. Realm's `write(withoutNotifying:_:)`;
     /// as in Realm, a token with changes still undelivered from earlier commits
     /// hears them, this commit's included.
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
         let before = commitSequence
+        session.silencedTokens = Set(tokens.map(ObjectIdentifier.init))
+        defer { session.silencedTokens = [] }
         let result = try write(block)
         skipNotifications(of: tokens, committedAfter: before)
         return result
@@ -143,6 +147,8 @@ extension Vault {
     @available(*, noasync, message: "a write transaction holds the writer connection on this thread; use write(withoutNotifying:_:) instead")
     public func commitWrite(withoutNotifying tokens: [NotificationToken]) throws {
         let before = commitSequence
+        session.silencedTokens = Set(tokens.map(ObjectIdentifier.init))
+        defer { session.silencedTokens = [] }
         try commitWrite()
         skipNotifications(of: tokens, committedAfter: before)
     }

@@ -9,7 +9,7 @@ extension ObjectBase: ThreadConfined {
             preconditionFailure("Cannot make a thread-safe reference to an unmanaged \(type(of: self)) object: pass it across directly")
         }
         return .object(className: manager.schema.className, type: manager.schema.type, rowID: manager.rowID,
-                       sequence: manager.vault.commitSequence, configuration: manager.vault.configuration)
+                       sequence: manager.vault.handoverSequence, configuration: manager.vault.configuration)
     }
 
     public static func _resolve(_ handover: _ThreadHandover, in vault: Vault) -> Self? {
@@ -39,7 +39,7 @@ extension Results: ThreadConfined {
         }
         detached.base = .table
         return _ThreadHandover(kind: .results(schema: schema, definition: detached, base: base),
-                               sequence: owner.commitSequence, configuration: owner.configuration)
+                               sequence: owner.handoverSequence, configuration: owner.configuration)
     }
 
     public static func _resolve(_ handover: _ThreadHandover, in vault: Vault) -> Results<Element>? {
@@ -103,7 +103,7 @@ extension BoundCollection {
         guard let binding else {
             preconditionFailure("Cannot make a thread-safe reference to an unmanaged \(Self.self): pass its contents across directly")
         }
-        return _ThreadHandover(kind: .collection(.init(binding)), sequence: binding.vault.commitSequence, configuration: binding.vault.configuration)
+        return _ThreadHandover(kind: .collection(.init(binding)), sequence: binding.vault.handoverSequence, configuration: binding.vault.configuration)
     }
 
     public static func _resolve(_ handover: _ThreadHandover, in vault: Vault) -> Self? {

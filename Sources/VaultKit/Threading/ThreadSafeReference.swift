@@ -137,6 +137,11 @@ extension Vault {
         return Confined._resolve(reference.handover, in: self)
     }
 
+    /// The version a reference made now refers to: the current one, or — inside a
+    /// write transaction — the one its commit makes, so that a receiving vault at
+    /// the current version advances and finds the objects the write created.
+    var handoverSequence: UInt64 { commitSequence + (isInWriteTransaction ? 1 : 0) }
+
     /// Whether two configurations name the same vault file (or in-memory identifier).
     static func sameFile(_ a: Configuration, _ b: Configuration) -> Bool {
         guard let location = VaultSession.location(of: a) else { return false }

@@ -107,6 +107,9 @@ final class VaultSession {
     let coordinator: ChangeCoordinator
     /// The observations registered on this session, in registration order.
     var observations: [Observation] = []
+    /// The tokens whose vault observations do not hear the commit being made
+    /// (`write(withoutNotifying:)`); empty outside such a write.
+    var silencedTokens: Set<ObjectIdentifier> = []
     /// The changes of the open write transaction, while someone observes the file.
     var capture: ChangeCapture?
     /// Opened on the main thread: deliveries are scheduled on the main queue.
