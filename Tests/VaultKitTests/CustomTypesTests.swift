@@ -90,4 +90,16 @@ struct CustomTypesTests {
         #expect(Decimal128.nan.isNaN && nan.isNaN && !Decimal128(1).isNaN)
         #expect((Decimal128(1) / 3 * 3).doubleValue > 0.99 && Decimal128("0.1") + Decimal128("0.2") == Decimal128("0.3"))
     }
+
+    @Test("custom types are Hashable as Realm's are: they hash as their persisted value and go in Swift sets and dictionaries")
+    func customTypesHash() throws {
+        let a = Homepage("https://a.example/")
+        let same = Homepage(persistedValue: "https://a.example/")
+        #expect(a == same && a.hashValue == same.hashValue)
+        #expect(a.hashValue == "https://a.example/".hashValue, "the persisted value's hash")
+        #expect(Set([a, same, Homepage("https://b.example/")]).count == 2)
+        let readings = [Kelvin(persistedValue: 1.5), Kelvin(persistedValue: 1.5), Kelvin(persistedValue: 3)].compactMap { $0 }
+        #expect(Set(readings).count == 2)
+        #expect([a: "first"][same] == "first")
+    }
 }

@@ -58,10 +58,16 @@ struct ExactValuesTests {
     }
 
     @Test func decimalsKeepRealmsSpelling() throws {
-        #expect(try Decimal128(string: "1.50").stringValue == "1.50")
-        #expect(try Decimal128(string: "-23280291.00").stringValue == "-23280291.00")
+        // Realm's stringValue trims the fraction's trailing zeros (RLMDecimal128, CodableTests.testDecimal);
+        // the exact text is what is stored.
+        #expect(try Decimal128(string: "1.50").stringValue == "1.5")
+        #expect(try Decimal128(string: "1.50").exactText == "1.50")
+        #expect(try Decimal128(string: "-23280291.00").stringValue == "-23280291")
+        #expect(try Decimal128(string: "-23280291.00").description == "-23280291")
+        #expect(try Decimal128(string: "1234567890e123").stringValue == "1.23456789E132")
         #expect(try Decimal128(string: "1.5e3").stringValue == "1.5E3")
         #expect(try Decimal128(string: "0.005").stringValue == "5E-3")
+        #expect(try Decimal128(string: "100").stringValue == "100" && Decimal128.trimmingFractionZeros("1.000E5") == "1E5")
         #expect(try Decimal128(string: "1.50") == Decimal128(string: "1.5"))
         #expect(Decimal128(1.5).stringValue == "1.5")
         let vault = try openVault()
@@ -73,8 +79,8 @@ struct ExactValuesTests {
             vault.add(m)
         }
         let m = try #require(try openVault().object(ofType: Measurement.self, forPrimaryKey: 1))
-        #expect(m.price.stringValue == "19.90")
-        #expect(m.any.decimal128Value?.stringValue == "2.500")
+        #expect(m.price.stringValue == "19.9" && m.price.exactText == "19.90", "stored exactly, shown as Realm shows it")
+        #expect(m.any.decimal128Value?.stringValue == "2.5" && m.any.decimal128Value?.exactText == "2.500")
         // Compared by value: 19.9 finds 19.90.
         #expect(vault.objects(Measurement.self).filter("price == %@", Decimal128(19.9)).count == 1)
     }

@@ -128,7 +128,7 @@ public final class InterchangeReader {
         case .data(let bytes): return .data(bytes)
         case .date(let seconds): return .date(try ExactTimestamps.timestamp(of: seconds, lookup: timestampLookup))
         case .objectId(let bytes): return .objectId(bytes)
-        case .decimal(let decimal): return .decimal(decimal.stringValue)
+        case .decimal(let decimal): return .decimal(decimal.exactText)
         case .uuid(let uuid): return .uuid(uuid)
         case .link(let className, let rowID): return .link(className: className, rowID: rowID)
         case .list(let elements): return .list(try elements.map(value))

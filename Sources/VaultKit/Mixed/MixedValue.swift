@@ -155,7 +155,7 @@ enum MixedCodec {
         case .data(let d): bytes.append(Tag.data.rawValue); bytes += d
         case .date(let t): bytes.append(Tag.date.rawValue); appendBigEndian(t.bitPattern, bytes: 8, to: &bytes)
         case .objectId(let o): bytes.append(Tag.objectId.rawValue); bytes += o
-        case .decimal(let d): bytes.append(Tag.decimal.rawValue); bytes += Array(d.stringValue.utf8)
+        case .decimal(let d): bytes.append(Tag.decimal.rawValue); bytes += Array(d.exactText.utf8)
         case .uuid(let u): bytes.append(Tag.uuid.rawValue); bytes += withUnsafeBytes(of: u.uuid) { Array($0) }
         case .link(let className, let rowID):
             bytes.append(Tag.link.rawValue)
@@ -183,7 +183,7 @@ enum MixedCodec {
         case .string(let s): bytes.append(Tag.string.rawValue); appendLengthPrefixed(Array(s.utf8), to: &bytes)
         case .bool, .float, .date, .objectId, .uuid: appendTopLevel(value, to: &bytes)
         case .data(let d): bytes.append(Tag.data.rawValue); appendLengthPrefixed(Array(d), to: &bytes)
-        case .decimal(let d): bytes.append(Tag.decimal.rawValue); appendLengthPrefixed(Array(d.stringValue.utf8), to: &bytes)
+        case .decimal(let d): bytes.append(Tag.decimal.rawValue); appendLengthPrefixed(Array(d.exactText.utf8), to: &bytes)
         case .link(let className, let rowID):
             bytes.append(Tag.link.rawValue)
             appendBigEndian(UInt64(bitPattern: rowID), bytes: 8, to: &bytes)

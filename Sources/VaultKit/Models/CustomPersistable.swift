@@ -18,9 +18,13 @@ import VaultCore
 ///
 /// When the conversion from the stored value can fail, conform to
 /// ``FailableCustomPersistable`` instead.
-public protocol CustomPersistable: PersistableValue {
+///
+/// Like Realm's, a custom type is `Hashable` (values go in sets and maps, and
+/// compare): it hashes as its persisted value, and a struct whose stored
+/// properties are `Equatable` gets `==` without writing it.
+public protocol CustomPersistable: PersistableValue, Hashable {
     /// The persistable type the value is stored as.
-    associatedtype PersistedType: PersistableValue
+    associatedtype PersistedType: PersistableValue & Hashable
     /// The value from its stored form.
     init(persistedValue: PersistedType)
     /// The stored form of the value.
@@ -32,9 +36,9 @@ public protocol CustomPersistable: PersistableValue {
 /// reads as `nil` for an optional property, and is a read error (the program
 /// stops with the class, property and type named, as for a damaged value) for
 /// a required one.
-public protocol FailableCustomPersistable: PersistableValue {
+public protocol FailableCustomPersistable: PersistableValue, Hashable {
     /// The persistable type the value is stored as.
-    associatedtype PersistedType: PersistableValue
+    associatedtype PersistedType: PersistableValue & Hashable
     /// The value from its stored form, or nil when it does not convert.
     init?(persistedValue: PersistedType)
     /// The stored form of the value.
@@ -47,6 +51,8 @@ extension CustomPersistable {
     public static var _vaultStorageZeroEncoded: DatabaseValue { PersistedType._vaultStorageZeroEncoded }
     public static func _vaultDecode(_ value: DatabaseValue) -> Self? { PersistedType._vaultDecode(value).map(Self.init(persistedValue:)) }
     public var _vaultEncoded: DatabaseValue { persistableValue._vaultEncoded }
+    /// Hashes the persisted value (Realm's rule).
+    public func hash(into hasher: inout Hasher) { persistableValue.hash(into: &hasher) }
 }
 
 extension FailableCustomPersistable {
@@ -60,6 +66,8 @@ extension FailableCustomPersistable {
     public static var _vaultStorageZeroEncoded: DatabaseValue { PersistedType._vaultStorageZeroEncoded }
     public static func _vaultDecode(_ value: DatabaseValue) -> Self? { PersistedType._vaultDecode(value).flatMap(Self.init(persistedValue:)) }
     public var _vaultEncoded: DatabaseValue { persistableValue._vaultEncoded }
+    /// Hashes the persisted value (Realm's rule).
+    public func hash(into hasher: inout Hasher) { persistableValue.hash(into: &hasher) }
 }
 
 /// A query argument stored as another type: compared as its stored form.

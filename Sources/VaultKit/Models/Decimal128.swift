@@ -104,9 +104,24 @@ public struct Decimal128: Hashable, Comparable, Sendable, Codable, CustomStringC
     public var isNaN: Bool { decimalValue.isNaN }
     /// The value as a double (rounded).
     public var doubleValue: Double { NSDecimalNumber(decimal: decimalValue).doubleValue }
-    /// The decimal text: Realm's form of a value parsed from a string (exponent kept:
-    /// `"1.50"`, `"1.5E3"`), else Foundation's canonical text (`"1.5"`).
-    public var stringValue: String { realmText ?? NSDecimalNumber(decimal: decimalValue).description(withLocale: Decimal128.posix) }
+    /// The decimal text as Realm's `stringValue` gives it: Realm Core's form of the
+    /// value with the fraction's trailing zeros removed (`"1.50"` is `"1.5"`,
+    /// `"-23280291.00"` is `"-23280291"`, `"1.5e3"` is `"1.5E3"`, `"0.005"` is `"5E-3"`).
+    public var stringValue: String { Decimal128.trimmingFractionZeros(exactText) }
+    /// The text as stored, exponent and trailing zeros kept (a value parsed from
+    /// `"1.50"`, or imported from Realm, stores `"1.50"`), else Foundation's canonical text.
+    var exactText: String { realmText ?? NSDecimalNumber(decimal: decimalValue).description(withLocale: Decimal128.posix) }
+
+    /// `text` without the zeros that end its fraction (before any exponent), and
+    /// without the point when nothing is left after it — RLMDecimal128's rule.
+    static func trimmingFractionZeros(_ text: String) -> String {
+        guard let point = text.firstIndex(of: ".") else { return text }
+        let exponent = text[point...].firstIndex(where: { $0 == "E" || $0 == "e" }) ?? text.endIndex
+        var end = exponent
+        while end > text.index(after: point), text[text.index(before: end)] == "0" { end = text.index(before: end) }
+        if end == text.index(after: point) { end = point }
+        return String(text[..<end]) + text[exponent...]
+    }
     public var description: String { stringValue }
     /// The absolute value.
     public var magnitude: Decimal128 { Decimal128(decimalValue.magnitude) }
@@ -152,7 +167,7 @@ extension Decimal128: PersistableValue {
         guard let text = value.string else { return nil }
         return try? Decimal128(string: text)
     }
-    // The text as written: a value imported from Realm keeps Realm's exponent ("1.50").
+    // The exact text: a value imported from Realm keeps Realm's exponent ("1.50").
     // Comparisons in queries are numeric (COLLATE vk_decimal), so both spellings compare equal.
-    public var _vaultEncoded: DatabaseValue { .text(stringValue) }
+    public var _vaultEncoded: DatabaseValue { .text(exactText) }
 }
