@@ -26,7 +26,7 @@ public typealias VaultCollectionBase = VaultCollection
 ///     sectioned.isFrozen ? "\(sectioned.count) (frozen)" : "\(sectioned.count)"
 /// }
 /// ```
-public protocol VaultSectionedResult: RandomAccessCollection {
+public protocol VaultSectionedResult: RandomAccessCollection, Equatable {
     /// The vault the objects are in (Realm's `realm`).
     var vault: Vault? { get }
     /// Whether the collection the sections are drawn from is gone (its owner was deleted).

@@ -82,7 +82,7 @@ public struct ResultsSection<Key: Hashable, Element: ObjectBase>: RandomAccessCo
                 block(.update(ResultsSection(key: key, sections: current), deletions: deletions, insertions: insertions,
                               modifications: modifications, sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete))
             case .error(let error):
-                block(.error(error))
+                SectionedResults<Key, Element>.observationEnded(error)
             }
         }
     }
@@ -102,7 +102,7 @@ extension ResultsSection where Key: SendableMetatype, Element: SendableMetatype 
         guard let queue else { return observe(keyPaths: keyPaths, block) }
         guard let vault = results.vault else { preconditionFailure("Only managed results can be observed") }
         let bound = QueueBound(value: (key, sections.keyFunction))
-        return results.observeOnQueue(queue, from: vault, failed: { block(.error($0)) }) { resolved in
+        return results.observeOnQueue(queue, from: vault, failed: { SectionedResults<Key, Element>.observationEnded($0) }) { resolved in
             ResultsSection(key: bound.value.0, sections: SectionedResults(results: resolved, key: bound.value.1)).observe(keyPaths: keyPaths, block)
         }
     }

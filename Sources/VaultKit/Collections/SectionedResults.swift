@@ -78,9 +78,16 @@ public struct SectionedResults<Key: Hashable, Element: ObjectBase>: RandomAccess
                 guard !diff.isEmpty else { return }
                 block(.update(current, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications,
                               sectionsToInsert: diff.sectionsToInsert, sectionsToDelete: diff.sectionsToDelete))
-            case .error(let error): block(.error(error))
+            case .error(let error): SectionedResults.observationEnded(error)
             }
         }
+    }
+
+    /// An observation of sections that failed (the vault could not be read on the
+    /// observing queue): Realm's `SectionedResultsChange` has no error case, so the
+    /// failure is logged and the observation delivers nothing more.
+    static func observationEnded(_ error: any Error) {
+        VaultLog.log(.error, "An observation of sectioned results of \(Element.self) ended: \(error)")
     }
 
     /// What one delivery of the underlying results means for the sections.
@@ -119,6 +126,17 @@ public struct SectionedResults<Key: Hashable, Element: ObjectBase>: RandomAccess
     }
 }
 
+extension SectionedResults: Equatable {
+    /// Whether the two are the same sectioned results (or copies of them), as Realm's
+    /// `==` compares: sectioning a collection again gives results that are not equal.
+    public static func == (lhs: SectionedResults, rhs: SectionedResults) -> Bool { lhs.results == rhs.results }
+}
+
+extension ResultsSection: Equatable {
+    /// Whether the two are the same section (its key) of the same sectioned results.
+    public static func == (lhs: ResultsSection, rhs: ResultsSection) -> Bool { lhs.sections == rhs.sections && lhs.key == rhs.key }
+}
+
 /// A change of ``SectionedResults`` (Realm's `SectionedResultsChange`).
 public enum SectionedResultsChange<Collection> {
     /// The first delivery.
@@ -127,8 +145,6 @@ public enum SectionedResultsChange<Collection> {
     /// whole sections inserted (new indices) and deleted (old indices).
     case update(Collection, deletions: [IndexPath], insertions: [IndexPath], modifications: [IndexPath],
                 sectionsToInsert: IndexSet, sectionsToDelete: IndexSet)
-    /// The observation failed and has ended.
-    case error(Swift.Error)
 }
 
 extension Results {

@@ -212,7 +212,6 @@ extension ChangeHandover {
                     .update(SectionedResults(results: $0, key: key), deletions: deletions, insertions: insertions, modifications: modifications,
                             sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete)
                 }
-            case .error: return .direct(change)
             }
         }
     }
@@ -266,7 +265,6 @@ extension Publisher {
             case .update(let sections, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
                 return .update(sections.freeze(), deletions: deletions, insertions: insertions, modifications: modifications,
                                sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete)
-            case .error: return change
             }
         }
     }

@@ -28,7 +28,6 @@ extension SectionedResultsChange {
     var emission: _VaultEmission<Collection> {
         switch self {
         case .initial(let sections), .update(let sections, _, _, _, _, _): return .value(sections)
-        case .error(let error): return .failed(error)
         }
     }
 }

@@ -51,7 +51,6 @@ extension ChangeHandover {
                     .update(ResultsSection(key: key, sections: SectionedResults(results: $0, key: function)), deletions: deletions,
                             insertions: insertions, modifications: modifications, sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete)
                 }
-            case .error: return .direct(change)
             }
         }
     }

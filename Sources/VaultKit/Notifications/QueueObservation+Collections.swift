@@ -117,7 +117,7 @@ extension SectionedResults where Key: SendableMetatype, Element: SendableMetatyp
         guard let queue else { return observe(keyPaths: keyPaths, block) }
         guard let vault = results.vault else { preconditionFailure("Only managed results can be observed") }
         let keyFunction = QueueBound(value: self.keyFunction)
-        return results.observeOnQueue(queue, from: vault, failed: { block(.error($0)) }) { resolved in
+        return results.observeOnQueue(queue, from: vault, failed: { SectionedResults<Key, Element>.observationEnded($0) }) { resolved in
             SectionedResults(results: resolved, key: keyFunction.value).observe(keyPaths: keyPaths, block)
         }
     }
