@@ -141,3 +141,13 @@ struct CodableTests {
 
 /// What a pet encodes as.
 struct CodablePetName: Decodable { let name: String }
+
+extension CodableTests {
+    @Test("AnyVaultCollection encodes as the collection it wraps (Realm's AnyRealmCollection: Encodable)")
+    func erasedCollectionEncodes() throws {
+        let list = List<Int>()
+        list.append(objectsIn: [3, 1, 2])
+        let erased = AnyVaultCollection(list)
+        #expect(try JSONEncoder().encode(erased) == JSONEncoder().encode([3, 1, 2]))
+    }
+}

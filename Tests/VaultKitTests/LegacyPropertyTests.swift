@@ -55,6 +55,9 @@ struct LegacyPropertyTests {
         #expect(other.nickname.value == "Al")
         #expect(other.extra.value == .string("x"))
         #expect(other.value(forKey: "age") as? Int == 30)
+        // Numbers of another width convert, as for @Persisted (realm-swift's RealmOptional<Double> given 5).
+        let converted = LegacyPerson(value: ["id": 3, "height": 5, "visits": Int64(4)])
+        #expect(converted.height.value == 5.0 && converted.visits.value == 4)
         other.setValue(nil, forKey: "age")
         #expect(other.age.value == nil)
         // Each object has its own wrappers.

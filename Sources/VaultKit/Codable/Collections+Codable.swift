@@ -74,3 +74,11 @@ extension Results: Encodable where Element: Encodable {
         for element in self { try container.encode(element) }
     }
 }
+
+extension AnyVaultCollection: Encodable where Element: Encodable {
+    /// Encodes the elements in order, as the wrapped collection does (Realm's `AnyRealmCollection`).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in self { try container.encode(element) }
+    }
+}

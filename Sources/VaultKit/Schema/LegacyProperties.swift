@@ -63,7 +63,9 @@ extension PropertyAccessor {
                 property.unmanagedValue = empty
                 return true
             }
-            guard let value = newValue as? Value ?? (isMixed ? (AnyVaultValue(boxed: newValue) as Any) as? Value : nil) else { return false }
+            // Converted as @Persisted values are: a number of another width (`["score": 5]` for a
+            // `VaultOptional<Double>`), a stored form, any value a mixed property holds.
+            guard let newValue, let value = newValue as? Value ?? convertedValue(newValue, to: Value.self) else { return false }
             property.unmanagedValue = value
             return true
         }
