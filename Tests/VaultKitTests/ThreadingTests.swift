@@ -161,6 +161,26 @@ struct ThreadingExtrasTests {
         #expect(try onNewThread { wrapper.wrappedValue == nil })
     }
 
+    @Test("a @ThreadSafe read keeps the version it resolved at: another thread's write through it is seen here without refresh() (Realm's testThreadSafeWrapper*)")
+    func threadSafeWrapperFollowsReads() throws {
+        let configuration = threadingConfiguration(directory)
+        let vault = try Vault(configuration: configuration)
+        try seedBox(vault)
+        let holder = ItemHolder()
+        holder.item = vault.object(ofType: TItem.self, forPrimaryKey: 2)
+        let wrapper = holder.wrapper
+        try onNewThread {
+            let other = try Vault(configuration: configuration)
+            try other.write { wrapper.wrappedValue?.name = "renamed through the wrapper" }
+        }
+        #expect(vault.object(ofType: TItem.self, forPrimaryKey: 2)?.name == "item 2", "this thread's vault is still at its version")
+        #expect(wrapper.wrappedValue?.name == "renamed through the wrapper", "the wrapper's read advances it")
+        try vault.write { vault.delete(try #require(vault.object(ofType: TItem.self, forPrimaryKey: 2))) }
+        #expect(wrapper.wrappedValue == nil)
+        try vault.write { vault.add(TItem(2, "a new item 2")) }
+        #expect(wrapper.wrappedValue == nil, "a reference that resolved to nil is dropped")
+    }
+
     @Test("Vault(configuration:actor:) confines the vault to the actor named", .timeLimit(.minutes(1)))
     func explicitActor() async throws {
         let configuration = threadingConfiguration(directory)

@@ -172,11 +172,28 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
     }
 
     /// The object or collection, resolved on the calling thread; setting it keeps a new reference.
+    ///
+    /// As Realm's, each read keeps a new reference made at the version it resolved at
+    /// (so a later read on another thread sees at least what this one saw), and one
+    /// that resolves to `nil` (deleted) is dropped.
     public var wrappedValue: T? {
         get {
-            guard let reference = lock.withLock({ self.reference }) else { return nil }
-            guard let vault = try? Vault(configuration: reference.configuration, isolation: nil) else { return nil }
-            return vault.resolve(reference)
+            lock.withLock {
+                guard let reference else { return nil }
+                let vault: Vault
+                do {
+                    vault = try Vault(configuration: reference.configuration, isolation: nil)
+                } catch {
+                    VaultLog.log(.error, "@ThreadSafe could not open its vault on this thread: \(error)")
+                    return nil
+                }
+                guard let value = vault.resolve(reference) else {
+                    self.reference = nil
+                    return nil
+                }
+                self.reference = ThreadSafeReference(to: value)
+                return value
+            }
         }
         set {
             let newReference = newValue.map { ThreadSafeReference(to: $0) }
