@@ -73,7 +73,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     }
 
     /// Whether the class has no table (a read-only vault written without it).
-    private var isAbsent: Bool { reader.isAbsent(schema.className) }
+    var isAbsent: Bool { reader.isAbsent(schema.className) }
 
     // MARK: Querying
 
@@ -160,7 +160,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     private func cachedRowIDs() -> [Int64] {
         if isAbsent { return [] }
         if cache.version == reader.version, let ids = cache.rowIDs { return ids }
-        let ids = reader.rowIDs(compiled.idQuery)
+        let ids = imageRowIDs(building: true) ?? reader.rowIDs(compiled.idQuery)
         cache.reset(for: reader.version)
         cache.rowIDs = ids
         return ids
@@ -195,6 +195,12 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
             if let count = cache.count { return count }
         }
         guard let sql = compiled.countQuery else { return rowIDs().count }
+        // A filter the class's image answers is counted in memory (its ids kept for the reads that follow).
+        if !definition.isPlainTable, let ids = imageRowIDs(building: true) {
+            cache.reset(for: reader.version)
+            cache.rowIDs = ids
+            return ids.count
+        }
         let count = reader.count(sql)
         if cache.version != reader.version { cache.reset(for: reader.version) }
         cache.count = count
@@ -257,7 +263,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// Managed objects for `ids`, in that order (ids no longer present are skipped).
     func fetch(rowIDs ids: [Int64]) -> [ObjectBase] {
-        reader.objects(schema, rowIDs: ids)
+        imageObjects(rowIDs: ids) ?? reader.objects(schema, rowIDs: ids)
     }
 
     /// The first object in order, fetched with LIMIT 1.
@@ -353,107 +359,6 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         }
         let value = reader.value(sql)
         return value.isNull ? .none : value
-    }
-
-    // MARK: Iteration
-
-    /// Iterates in batches: each batch of rows is read with one query and its
-    /// objects start with their values cached.
-    public func makeIterator() -> Iterator {
-        // The keyset query is built on first use: shared state of frozen results.
-        if !owner.session.isFrozen { return unlockedIterator() }
-        return owner.exclusiveIfFrozen { unlockedIterator() }
-    }
-
-    private func unlockedIterator() -> Iterator {
-        if !isAbsent, let keyset = compiled.keysetQuery {
-            // A class's objects in row-id order, filtered or not: one pass, each
-            // matching row read once. Rows added after iteration starts (above the
-            // largest row id now) are not visited, as with a snapshot of the ids.
-            let largest = reader.value(SQLFragment("SELECT max(\"_vk_id\") FROM \(schema.tableName)")).int64 ?? 0
-            return Iterator(results: self, keyset: keyset, largestRowID: largest)
-        }
-        return Iterator(results: self, rowIDs: rowIDs())
-    }
-
-    /// Iterates over the objects as they were when iteration started: by
-    /// row-id ranges for a class's objects, over a snapshot of the row ids otherwise.
-    public struct Iterator: IteratorProtocol {
-        let results: Results<Element>
-        let rowIDs: [Int64]
-        private var position = 0
-        /// The batch read last; every member is an `Element` (checked as the batch is read).
-        private var batch: [ObjectBase] = []
-        private var batchPosition = 0
-        /// 64 objects: the batch's array (64 references) stays under the 1 KiB at
-        /// which glibc's malloc first merges its free lists, so a batch's freed
-        /// objects are reused by the next batch's from the fast free lists
-        /// (callgrind, iterating 200,100 objects: 1,462 M instructions with
-        /// batches of 256, 1,423 M with 64; each batch re-seeks its B-tree once).
-        private static var batchSize: Int { 64 }
-        /// Keyset iteration: the query, the smallest row id not read yet, the largest to read.
-        private var keyset: (query: SQLFragment, from: Int64, largest: Int64)?
-
-        init(results: Results<Element>, rowIDs: [Int64]) {
-            self.results = results
-            self.rowIDs = rowIDs
-        }
-
-        init(results: Results<Element>, keyset query: SQLFragment, largestRowID: Int64) {
-            self.results = results
-            self.rowIDs = []
-            keyset = (query, Int64.min, largestRowID)
-        }
-
-        /// The objects that are `Element`s. A batch comes from one schema, so one
-        /// checked cast of its first object stands for all (no dynamic cast per
-        /// object, and no second array: `next()` downcasts the one it returns).
-        private static func elements(_ objects: [ObjectBase]) -> [ObjectBase] {
-            guard let first = objects.first, first is Element, objects.allSatisfy({ type(of: $0) == type(of: first) }) else {
-                return objects.filter { $0 is Element }
-            }
-            return objects
-        }
-
-        /// The next object, reading the next batch when the current one is used up.
-        public mutating func next() -> Element? {
-            if let current = keyset {
-                if batchPosition == batch.count {
-                    guard current.from <= current.largest else { return nil }
-                    let objects = results.reader.objects(results.schema, current.query, arguments: [.integer(current.from), .integer(current.largest), .integer(Int64(Self.batchSize))])
-                    batch = Self.elements(objects)
-                    batchPosition = 0
-                    guard let last = objects.last?.manager?.rowID, last < Int64.max else {
-                        keyset = nil
-                        return batch.isEmpty ? nil : next()
-                    }
-                    keyset?.from = last + 1
-                    if batch.isEmpty { return next() }
-                }
-                defer { batchPosition += 1 }
-                return unsafeDowncast(batch[batchPosition], to: Element.self)
-            }
-            while batchPosition == batch.count {
-                guard position < rowIDs.count else { return nil }
-                let ids = Array(rowIDs[position..<Swift.min(position + Self.batchSize, rowIDs.count)])
-                position += ids.count
-                if results.definition.isPlainTable, let low = ids.first, let high = ids.last {
-                    // Row-id order: one range scan reads the batch sequentially.
-                    let objects = results.reader.objects(results.schema, rowIDsFrom: low, through: high)
-                    var byID: [Int64: ObjectBase] = [:]
-                    for object in objects where object is Element {
-                        if let id = object.manager?.rowID { byID[id] = object }
-                    }
-                    // Keep the snapshot's members (rows added meanwhile inside the range are skipped).
-                    batch = ids.compactMap { byID[$0] }
-                } else {
-                    batch = results.fetch(rowIDs: ids).filter { $0 is Element }
-                }
-                batchPosition = 0
-            }
-            defer { batchPosition += 1 }
-            return unsafeDowncast(batch[batchPosition], to: Element.self)
-        }
     }
 
     public var description: String { "Results<\(schema.className)>(\(count) objects)" }

@@ -294,7 +294,7 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
     private(set) var managedTagOffsets: [Int] = []
     /// Whether objects becoming managed need ``bindManagedObject(_:)``: the
     /// class declares a ``VaultProperty``, or is `Encodable`.
-    @usableFromInline private(set) var bindsManagedObjects = false
+    @usableFromInline @exclusivity(unchecked) private(set) var bindsManagedObjects = false
 
     /// Per-property values from a row of column values (collections and backlinks hold NULL).
     func expand<C: Collection>(_ columns: C) -> [DatabaseValue] where C.Element == DatabaseValue {

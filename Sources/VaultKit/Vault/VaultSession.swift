@@ -59,7 +59,10 @@ final class VaultSession {
     var autorefresh = true
     /// Bumped by every write and when the snapshot moves to another commit: caches key on it.
     /// Read by every property access (within the session's confinement): no dynamic exclusivity check.
-    @exclusivity(unchecked) var contentVersion: UInt64 = 1
+    @exclusivity(unchecked) var contentVersion: UInt64 = 1 {
+        // Table images hold a class's rows for one version: freed as soon as it passes.
+        didSet { if tableImages.count != 0 { tableImages.removeAll() } }
+    }
     /// The read transaction every read outside a write goes through, opened
     /// lazily; shared with the frozen vaults made at its version.
     var snapshot: SharedSnapshot?
@@ -84,6 +87,8 @@ final class VaultSession {
     var pendingUpdate: PendingRowUpdate?
     /// Rows looked up by primary key at the current content version (see PrimaryKeyCache).
     let primaryKeyCache = PrimaryKeyCache()
+    /// Classes' rows in memory at the current content version (see TableImages/TableImage.swift).
+    let tableImages = TableImageCache()
     /// The writer connection, held from `beginWrite` to commit or cancel, and the thread holding it.
     var borrowedWriter: Database?
     var borrowingThread: UInt = 0

@@ -1,0 +1,182 @@
+import Foundation
+import VaultCore
+
+extension Results {
+    // MARK: Iteration
+
+    /// Iterates in batches: each batch of rows is read with one query and its
+    /// objects start with their values cached; a class's rows held in memory
+    /// for the current version (a table image, see TableImage.swift) are read from there.
+    public func makeIterator() -> Iterator {
+        // The keyset query is built on first use: shared state of frozen results.
+        if !owner.session.isFrozen { return unlockedIterator() }
+        return owner.exclusiveIfFrozen { unlockedIterator() }
+    }
+
+    private func unlockedIterator() -> Iterator {
+        if !isAbsent, let keyset = compiled.keysetQuery {
+            if let plan = imagePlan(building: true) {
+                return Iterator(results: self, image: plan.image, filter: plan.filter, keyset: keyset)
+            }
+            // A class's objects in row-id order, filtered or not: one pass, each
+            // matching row read once. Rows added after iteration starts (above the
+            // largest row id now) are not visited, as with a snapshot of the ids.
+            let largest = reader.value(SQLFragment("SELECT max(\"_vk_id\") FROM \(schema.tableName)")).int64 ?? 0
+            var iterator = Iterator(results: self, keyset: keyset, largestRowID: largest)
+            if definition.isPlainTable, !owner.session.isFrozen {
+                // Every row passes through: keep them as the class's image if the loop ends at this version.
+                iterator.builder = TableImageBuilder(schema: schema, version: reader.version, limit: TableImageCache.byteLimit,
+                                                     expectedRows: Int(clamping: largest))
+            }
+            return iterator
+        }
+        return Iterator(results: self, rowIDs: rowIDs())
+    }
+
+    /// Iterates over the objects as they were when iteration started: by
+    /// row-id ranges for a class's objects, over a snapshot of the row ids otherwise.
+    public struct Iterator: IteratorProtocol {
+        let results: Results<Element>
+        let rowIDs: [Int64]
+        private var position = 0
+        /// The batch read last; every member is an `Element` (checked as the batch is read).
+        private var batch: [ObjectBase] = []
+        private var batchPosition = 0
+        /// 64 objects: the batch's array (64 references) stays under the 1 KiB at
+        /// which glibc's malloc first merges its free lists, so a batch's freed
+        /// objects are reused by the next batch's from the fast free lists
+        /// (callgrind, iterating 200,100 objects: 1,462 M instructions with
+        /// batches of 256, 1,423 M with 64; each batch re-seeks its B-tree once).
+        private static var batchSize: Int { 64 }
+        /// Keyset iteration: the query, the smallest row id not read yet, the largest to read.
+        private var keyset: (query: SQLFragment, from: Int64, largest: Int64)?
+        /// Iteration over a table image: the image, its filter, the next row, and the
+        /// keyset query to go on with if the vault's version moves.
+        private var imageRead: (image: TableImage, rows: [Int]?, next: Int, keyset: SQLFragment)?
+        /// A whole class's keyset iteration, collecting its rows as the class's image.
+        fileprivate var builder: TableImageBuilder?
+
+        init(results: Results<Element>, rowIDs: [Int64]) {
+            self.results = results
+            self.rowIDs = rowIDs
+        }
+
+        init(results: Results<Element>, keyset query: SQLFragment, largestRowID: Int64) {
+            self.results = results
+            self.rowIDs = []
+            keyset = (query, Int64.min, largestRowID)
+        }
+
+        init(results: Results<Element>, image: TableImage, filter: ImageFilter?, keyset query: SQLFragment) {
+            self.results = results
+            self.rowIDs = []
+            // The filter runs once, a column at a time; the loop then visits the matching rows.
+            imageRead = (image, filter?.matchingRows(in: image), 0, query)
+        }
+
+        /// The objects that are `Element`s. A batch comes from one schema, so one
+        /// checked cast of its first object stands for all (no dynamic cast per
+        /// object, and no second array: `next()` downcasts the one it returns).
+        private static func elements(_ objects: [ObjectBase]) -> [ObjectBase] {
+            guard let first = objects.first, first is Element, objects.allSatisfy({ type(of: $0) == type(of: first) }) else {
+                return objects.filter { $0 is Element }
+            }
+            return objects
+        }
+
+        /// The next object, reading the next batch when the current one is used up.
+        public mutating func next() -> Element? {
+            if imageRead != nil { return nextFromImage() }
+            if keyset != nil { return nextFromKeyset() }
+            while batchPosition == batch.count {
+                guard position < rowIDs.count else { return nil }
+                let ids = Array(rowIDs[position..<Swift.min(position + Self.batchSize, rowIDs.count)])
+                position += ids.count
+                if results.definition.isPlainTable, let low = ids.first, let high = ids.last {
+                    // Row-id order: one range scan reads the batch sequentially.
+                    let objects = results.reader.objects(results.schema, rowIDsFrom: low, through: high)
+                    var byID: [Int64: ObjectBase] = [:]
+                    for object in objects where object is Element {
+                        if let id = object.manager?.rowID { byID[id] = object }
+                    }
+                    // Keep the snapshot's members (rows added meanwhile inside the range are skipped).
+                    batch = ids.compactMap { byID[$0] }
+                } else {
+                    batch = results.fetch(rowIDs: ids).filter { $0 is Element }
+                }
+                batchPosition = 0
+            }
+            defer { batchPosition += 1 }
+            return unsafeDowncast(batch[batchPosition], to: Element.self)
+        }
+
+        private mutating func nextFromKeyset() -> Element? {
+            guard let current = keyset else { return nil }
+            if batchPosition == batch.count {
+                guard current.from <= current.largest else { return finishKeyset() }
+                let objects = results.reader.objects(results.schema, current.query, arguments: [.integer(current.from), .integer(current.largest), .integer(Int64(Self.batchSize))])
+                if builder != nil { collect(objects) }
+                batch = Self.elements(objects)
+                batchPosition = 0
+                guard let last = objects.last?.manager?.rowID, last < Int64.max else {
+                    if objects.isEmpty { return finishKeyset() }
+                    // The largest row id there can be: the rest of this batch is the rest (served by `next()`).
+                    keyset = nil
+                    builder = nil
+                    return next()
+                }
+                keyset?.from = last + 1
+                if batch.isEmpty { return nextFromKeyset() }
+            }
+            defer { batchPosition += 1 }
+            return unsafeDowncast(batch[batchPosition], to: Element.self)
+        }
+
+        /// The keyset iteration is over: a whole class read at one version becomes its image.
+        private mutating func finishKeyset() -> Element? {
+            keyset = nil
+            if let builder, builder.version == results.reader.version, let image = builder.image() {
+                results.owner.session.tableImages.store(image)
+            }
+            builder = nil
+            return nil
+        }
+
+        /// Adds a batch's rows to the image being built, or gives up on it if the version moved.
+        private mutating func collect(_ objects: [ObjectBase]) {
+            guard builder?.version == results.reader.version else {
+                builder = nil
+                return
+            }
+            for object in objects {
+                guard let manager = object.manager else { continue }
+                builder?.append(manager)
+            }
+            if builder?.isOverLimit == true { builder = nil }
+        }
+
+        private mutating func nextFromImage() -> Element? {
+            guard var read = imageRead else { return nil }
+            let image = read.image
+            let count = read.rows?.count ?? image.count
+            guard image.version == results.reader.version else {
+                // The vault moved (a write inside the loop): go on from the next row id
+                // with the statement, over the range of row ids the iteration started with.
+                imageRead = nil
+                if let largest = image.rowIDs.last {
+                    // After the row returned last (rows that came to match since are visited too).
+                    let from = read.next == 0 ? Int64.min : image.rowIDs[read.rows?[read.next - 1] ?? (read.next - 1)] + 1
+                    keyset = (read.keyset, from, largest)
+                    return nextFromKeyset()
+                }
+                return nil
+            }
+            guard read.next < count else { return nil }
+            let row = read.rows?[read.next] ?? read.next
+            read.next += 1
+            imageRead = read
+            // `imagePlan` checked that the class's objects are `Element`s.
+            return unsafeDowncast(results.owner.materialize(results.schema, image: image, row: row), to: Element.self)
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import VaultCore
+
+/// One column of a ``TableImage``, stored by what it holds: integers and reals
+/// as 8-byte numbers, text as UTF-8 bytes laid end to end (4 bytes per row
+/// mark the ends), NULLs as a flag per row (only once a NULL appears); a
+/// column whose values are of more than one storage class (a `Double` column
+/// holding a NaN, stored as text) keeps `DatabaseValue`s. Numbers take a third
+/// of a `DatabaseValue`'s memory and text little more than its bytes (a
+/// `String` of more than 15 bytes is a 16-byte slot and a heap allocation), and
+/// the filter's comparisons read numbers and bytes in place.
+struct ImageColumn {
+    enum Kind {
+        /// No value but NULLs yet: the first value decides.
+        case undecided
+        case integer, real, text
+        /// Values of several storage classes (or blobs): kept as they are.
+        case values
+    }
+
+    private(set) var kind = Kind.undecided
+    private(set) var count = 0
+    /// `.integer`: the integers; `.real`: the doubles' bit patterns.
+    /// (`numbers` of a row-id key's column is the image's row-id array.)
+    private var numbers: [Int64] = []
+    /// `.text`: every row's UTF-8 bytes, end to end, and where each row's end
+    /// (an image holds at most `TableImageCache.byteLimit` bytes, so 32 bits suffice).
+    private var textBytes: [UInt8] = []
+    private var textEnds: [UInt32] = []
+    private var values: [DatabaseValue] = []
+    /// Per row, whether it is NULL: empty until the first NULL.
+    private var nulls: [Bool] = []
+
+    /// The bytes the column holds, estimated (values' heap storage included).
+    private(set) var byteCount = 0
+
+    /// Adds the next row's value. The usual case — a value of the column's
+    /// kind — is one test and one append (this runs for every value of every
+    /// row a whole-class loop reads).
+    mutating func append(_ value: DatabaseValue) {
+        switch value {
+        case .null:
+            if nulls.isEmpty { nulls = Array(repeating: false, count: count) }
+            nulls.append(true)
+            byteCount += 1
+            appendPlaceholder()
+            count += 1
+            return
+        case .integer(let number) where kind == .integer:
+            numbers.append(number)
+            byteCount += 8
+        case .real(let number) where kind == .real:
+            numbers.append(Int64(bitPattern: number.bitPattern))
+            byteCount += 8
+        case .text(var text) where kind == .text:
+            let before = textBytes.count
+            text.withUTF8 { textBytes.append(contentsOf: $0) }
+            textEnds.append(UInt32(truncatingIfNeeded: textBytes.count))
+            byteCount = byteCount &+ 4 &+ (textBytes.count - before)
+        default:
+            appendOtherKind(value)
+            return
+        }
+        if !nulls.isEmpty {
+            nulls.append(false)
+            byteCount += 1
+        }
+        count += 1
+    }
+
+    /// The first value of an undecided column, or a value of another kind than the column's.
+    private mutating func appendOtherKind(_ value: DatabaseValue) {
+        if kind == .undecided {
+            switch value {
+            case .integer: kind = .integer
+            case .real: kind = .real
+            case .text: kind = .text
+            default: kind = .values
+            }
+            fillPlaceholders()
+            if kind != .values {
+                append(value)
+                return
+            }
+        } else if kind != .values {
+            convertToValues()
+        }
+        values.append(value)
+        byteCount += TableImageBuilder.estimatedBytes(of: value)
+        if !nulls.isEmpty {
+            nulls.append(false)
+            byteCount += 1
+        }
+        count += 1
+    }
+
+    /// A NULL's slot in the typed storage (its flag says it is NULL).
+    private mutating func appendPlaceholder() {
+        switch kind {
+        case .undecided: break
+        case .integer, .real: numbers.append(0)
+        case .text: textEnds.append(UInt32(truncatingIfNeeded: textBytes.count))
+        case .values: values.append(.null)
+        }
+    }
+
+    /// The slots of the NULLs read before the first value decided the kind.
+    private mutating func fillPlaceholders() {
+        for _ in 0..<count { appendPlaceholder() }
+    }
+
+    /// Keeps every value as a `DatabaseValue` from here on.
+    private mutating func convertToValues() {
+        let existing = (0..<count).map { value(at: $0) }
+        kind = .values
+        numbers = []
+        textBytes = []
+        textEnds = []
+        values = existing
+        byteCount = nulls.isEmpty ? 0 : nulls.count
+        for value in existing { byteCount += TableImageBuilder.estimatedBytes(of: value) }
+    }
+
+    /// A column of integers with no NULL: a row-id key's, which are the row ids
+    /// themselves (the image's row-id array, shared, not copied).
+    init(integers: [Int64]) {
+        kind = .integer
+        numbers = integers
+        count = integers.count
+    }
+
+    init() {}
+
+    /// Makes room for the text of `rows` rows in all, at the mean length of the
+    /// rows read so far and a tenth more (called once, after the first rows).
+    mutating func reserveText(rows: Int) {
+        guard kind == .text, count > 0, rows > count else { return }
+        textBytes.reserveCapacity(textBytes.count / count * rows * 11 / 10)
+    }
+
+    /// Makes room for `rows` rows of values of `type` (a property's type: its
+    /// values' likely storage class), so that the arrays do not grow by copying.
+    mutating func reserve(rows: Int, for type: PropertyType) {
+        switch type {
+        case .bool, .int, .object, .float, .double, .date: numbers.reserveCapacity(rows)
+        case .string: textEnds.reserveCapacity(rows)
+        default: break
+        }
+    }
+
+    @inline(__always)
+    func isNull(at row: Int) -> Bool {
+        kind == .undecided || (!nulls.isEmpty && nulls[row])
+    }
+
+    /// The value of row `row`, as SQLite gave it.
+    func value(at row: Int) -> DatabaseValue {
+        if isNull(at: row) { return .null }
+        switch kind {
+        case .undecided: return .null
+        case .integer: return .integer(numbers[row])
+        case .real: return .real(Double(bitPattern: UInt64(bitPattern: numbers[row])))
+        case .text:
+            let start = row == 0 ? 0 : Int(textEnds[row - 1])
+            return .text(textBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<Int(textEnds[row])]), as: UTF8.self) })
+        case .values: return values[row]
+        }
+    }
+
+    /// SQLite's order of row `row`'s value (not NULL) and `bound` (not NULL),
+    /// reading numbers and bytes in place where the kinds allow.
+    @inline(__always)
+    func order(at row: Int, _ bound: DatabaseValue) -> Int {
+        switch (kind, bound) {
+        case (.integer, .integer(let other)):
+            let number = numbers[row]
+            return number < other ? -1 : (number == other ? 0 : 1)
+        case (.real, .real(let other)):
+            let number = Double(bitPattern: UInt64(bitPattern: numbers[row]))
+            return number < other ? -1 : (number == other ? 0 : 1)
+        case (.integer, .real(let other)):
+            return ImageFilter.compare(integer: numbers[row], real: other)
+        case (.text, .text(var other)):
+            let start = row == 0 ? 0 : Int(textEnds[row - 1])
+            let end = Int(textEnds[row])
+            return textBytes.withUnsafeBufferPointer { bytes in
+                other.withUTF8 { ImageFilter.compareBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])), UnsafeRawBufferPointer($0)) }
+            }
+        default:
+            return ImageFilter.order(value(at: row), bound)
+        }
+    }
+
+    /// `IS NULL`'s truth (or `IS NOT NULL`'s) for every row.
+    func nullTruths(count: Int, isNull wantNull: Bool) -> [ImageFilter.Truth] {
+        if kind == .undecided { return Array(repeating: wantNull ? .true : .false, count: count) }
+        if nulls.isEmpty { return Array(repeating: wantNull ? .false : .true, count: count) }
+        return nulls.map { $0 == wantNull ? .true : .false }
+    }
+
+    /// SQLite's truth of `value op bound` for every row: one loop over the
+    /// numbers when the column holds only numbers of the bound's kind, else row by row.
+    func truths(_ op: ImageFilter.Operator, _ bound: DatabaseValue, count: Int) -> [ImageFilter.Truth] {
+        if nulls.isEmpty, !ImageFilter.isNull(bound) {
+            switch (kind, bound) {
+            case (.integer, .integer(let other)):
+                return numbers.map { number in
+                    return ImageFilter.holds(op, number < other ? -1 : (number == other ? 0 : 1)) ? .true : .false
+                }
+            case (.real, .real(let other)):
+                return numbers.map { bits in
+                    let number = Double(bitPattern: UInt64(bitPattern: bits))
+                    return ImageFilter.holds(op, number < other ? -1 : (number == other ? 0 : 1)) ? .true : .false
+                }
+            default: break
+            }
+        }
+        return (0..<count).map { ImageFilter.compare(self, $0, op, bound) }
+    }
+}

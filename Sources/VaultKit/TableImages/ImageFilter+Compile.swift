@@ -1,0 +1,115 @@
+import Foundation
+import VaultCore
+
+/// Building an ``ImageFilter`` from the query tree: the conditions
+/// `QueryCompiler.valueCondition` writes as SQL, for the comparisons of one
+/// column with values, and nil for everything else.
+extension ImageFilter {
+    /// The property types whose comparisons are plain SQL comparisons of the
+    /// column (no collation, no SQL function).
+    private static let comparableTypes: Set<PropertyType> = [.bool, .int, .float, .double, .string, .data, .date, .uuid, .objectId]
+
+    static func node(_ predicate: QueryPredicate, _ schema: ObjectSchema) -> Node? {
+        switch predicate {
+        case .constant(let value): return .constant(value)
+        case .and(let a, let b):
+            guard let left = node(a, schema), let right = node(b, schema) else { return nil }
+            return .and(left, right)
+        case .or(let a, let b):
+            guard let left = node(a, schema), let right = node(b, schema) else { return nil }
+            return .or(left, right)
+        case .not(let inner):
+            return node(inner, schema).map { .not($0) }
+        case .comparison(let comparison):
+            return node(comparison, schema)
+        }
+    }
+
+    private static func node(_ comparison: Comparison, _ schema: ObjectSchema) -> Node? {
+        guard comparison.quantifier == nil, comparison.options.isEmpty else { return nil }
+        var (lhs, op, rhs) = (comparison.lhs, comparison.op, comparison.rhs)
+        if case .value = lhs, case .keyPath = rhs {
+            // `3 < age` is `age > 3`, as the compiler turns it.
+            let flipped: [ComparisonOperator: ComparisonOperator] = [.less: .greater, .lessOrEqual: .greaterOrEqual, .greater: .less, .greaterOrEqual: .lessOrEqual]
+            guard op.isOrdering || op == .equal || op == .notEqual else { return nil }
+            (lhs, op, rhs) = (rhs, flipped[op] ?? op, lhs)
+        }
+        guard case .keyPath(let path) = lhs, path.variable == nil, path.steps.count == 1 else { return nil }
+        let name: String
+        switch path.steps[0] {
+        case .property(let property), .argumentProperty(let property): name = property
+        default: return nil
+        }
+        guard let propertyIndex = schema.index(ofProperty: name),
+              let column = schema.columnIndexes.firstIndex(of: propertyIndex) else { return nil }
+        let property = schema.properties[propertyIndex]
+        guard property.isColumn, property.objectClassName == nil, comparableTypes.contains(property.type) else { return nil }
+        guard let values = values(rhs, for: op) else { return nil }
+        if property.type == .bool && (op.isOrdering || op == .between) { return nil }
+        // The values as the compiler binds them (it has already accepted them: this cannot fail for a compiled query).
+        let compiler = QueryCompiler(lookup: { _ in nil })
+        var encoded: [DatabaseValue] = []
+        for value in values {
+            guard let value = try? compiler.encode(value, as: .scalar(property.type), name: property.name, offset: nil) else { return nil }
+            encoded.append(value)
+        }
+        // The compiler's choices, made on the encoded values (`isNull` is false for a NaN:
+        // it is bound, and SQLite makes it NULL, which `compare` reproduces).
+        switch op {
+        case .equal:
+            guard let value = encoded.first else { return .constant(false) }
+            return value.isNull ? .isNull(column) : .compare(column, .equal, value)
+        case .notEqual:
+            guard let value = encoded.first else { return .constant(true) }
+            return value.isNull ? .isNotNull(column) : .compare(column, .notEqual, value)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard let value = encoded.first, !value.isNull else { return .constant(false) }
+            let kind: Operator = switch op {
+            case .less: .less
+            case .lessOrEqual: .lessOrEqual
+            case .greater: .greater
+            default: .greaterOrEqual
+            }
+            return .compare(column, kind, value)
+        case .between:
+            guard encoded.count == 2, !encoded[0].isNull, !encoded[1].isNull else { return .constant(false) }
+            return .between(column, encoded[0], encoded[1])
+        case .in:
+            let present = encoded.filter { !$0.isNull }
+            var parts: [Node] = []
+            if !present.isEmpty { parts.append(.oneOf(column, present)) }
+            if present.count != encoded.count { parts.append(.isNull(column)) }
+            guard let first = parts.first else { return .constant(false) }
+            return parts.count == 1 ? first : .or(first, parts[1])
+        case .beginsWith, .endsWith, .contains, .like:
+            return nil
+        }
+    }
+
+    /// The values on the right, as the compiler takes them: one for a
+    /// comparison, a list (flattened one level) for IN and BETWEEN.
+    private static func values(_ operand: QueryOperand, for op: ComparisonOperator) -> [QueryValue]? {
+        switch operand {
+        case .value(let value, _):
+            return op == .in || op == .between ? nil : [value]
+        case .list(let items, _):
+            guard op == .in || op == .between else { return nil }
+            var values: [QueryValue] = []
+            for item in items {
+                switch item {
+                case .value(let value, _): values.append(value)
+                case .list(let nested, _):
+                    for element in nested {
+                        guard case .value(let value, _) = element else { return nil }
+                        values.append(value)
+                    }
+                default: return nil
+                }
+            }
+            if op == .between && values.count != 2 { return nil }
+            return values
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import VaultCore
+
+/// Answering a `Results` from its class's table image (see TableImage.swift).
+extension Results {
+    /// The image and filter to read these results from, if their class has an
+    /// image at the current version (or, with `building`, gets one now because
+    /// this filter was read often enough at this version) and the image can
+    /// answer them: a class's objects in row-id order, filtered by nothing or by
+    /// an ``ImageFilter``.
+    func imagePlan(building: Bool) -> (image: TableImage, filter: ImageFilter?)? {
+        guard case .table = definition.base, definition.sort.isEmpty, definition.distinct.isEmpty,
+              !owner.session.isFrozen, schema.type is Element.Type else { return nil }
+        let cache = owner.session.tableImages
+        let version = reader.version
+        let image = cache.image(for: schema, version: version)
+        if image == nil && !building { return nil }
+        let predicates = definition.predicates
+        let filter: ImageFilter?
+        if predicates.isEmpty {
+            filter = nil
+        } else {
+            guard let compiled = ImageFilter(predicates, schema: schema) else { return nil }
+            filter = compiled
+        }
+        if let image { return (image, filter) }
+        // Only a filter builds here: a whole class's iteration builds as it goes (Results+Iterator).
+        guard filter != nil, cache.recordFilteredRead(schema, version: version),
+              let built = owner.readTableImage(schema) else { return nil }
+        cache.store(built)
+        return (built, filter)
+    }
+
+    /// The row ids of the results, from the class's image at the current
+    /// version, if there is one and it can answer them (nil otherwise).
+    /// With `building`, a filter read often enough at this version builds the image (see ``imagePlan(building:)``).
+    func imageRowIDs(building: Bool) -> [Int64]? {
+        guard let (image, filter) = imagePlan(building: building) else { return nil }
+        guard let filter else { return image.rowIDs }
+        return filter.matchingRows(in: image).map { image.rowIDs[$0] }
+    }
+
+    /// The objects of `ids` (in that order, absent ones skipped) from the class's
+    /// image at the current version, or nil when there is none.
+    func imageObjects(rowIDs ids: [Int64]) -> [ObjectBase]? {
+        guard case .table = definition.base, !owner.session.isFrozen,
+              let image = owner.session.tableImages.image(for: schema, version: reader.version) else { return nil }
+        var objects: [ObjectBase] = []
+        objects.reserveCapacity(ids.count)
+        image.rowIDs.withUnsafeBufferPointer { rows in
+            for id in ids {
+                // Binary search: the image's row ids ascend.
+                var low = 0, high = rows.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if rows[middle] < id { low = middle + 1 } else { high = middle }
+                }
+                if low < rows.count, rows[low] == id { objects.append(owner.materialize(schema, image: image, row: low)) }
+            }
+        }
+        return objects
+    }
+}
+
+extension Vault {
+    /// A managed object for row `row` of a table image of `schema`'s class, at
+    /// the image's version (the vault's current one): the values copied, as
+    /// `materializeCurrentRow` decodes them from a statement.
+    func materialize(_ schema: ObjectSchema, image: TableImage, row: Int) -> ObjectBase {
+        let object = schema.type.init()
+        let manager = ManagedObject(vault: self, schema: schema, rowID: image.rowIDs[row],
+                                    version: image.version, tracksObservation: session.tracksObservation)
+        let storage = manager.storage
+        image.columns.withUnsafeBufferPointer { columns in
+            schema.columnIndexes.withUnsafeBufferPointer { properties in
+                // Over the fresh storage's NULLs, which own nothing (see materializeCurrentRow).
+                for (offset, property) in properties.enumerated() { (storage + property).initialize(to: columns[offset].value(at: row)) }
+            }
+        }
+        object.manager = manager
+        return object
+    }
+
+    /// Every row of `schema`'s class, read into a table image at the current
+    /// version; nil when it would pass the images' byte limit.
+    func readTableImage(_ schema: ObjectSchema) -> TableImage? {
+        let largest = query { db in try db.cachedStatement("SELECT max(\"_vk_id\") FROM \(schema.tableName)").fetchFirstValue([])?.int64 } ?? 0
+        var builder = TableImageBuilder(schema: schema, version: contentVersion, limit: TableImageCache.byteLimit, expectedRows: Int(clamping: largest))
+        query { db in
+            let statement = try db.cachedStatement("SELECT \(schema.aliasedColumnList) FROM \(schema.tableName) t0 ORDER BY t0.\"_vk_id\"")
+            try statement.bind([])
+            defer { statement.reset() }
+            while try statement.step() {
+                builder.append(statement)
+                if builder.isOverLimit { break }
+            }
+        }
+        return builder.image()
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import VaultCore
+
+// MARK: - Table images: a class's rows in memory, for one version
+//
+// Realm's reads are memory reads: its file is mapped, its columns are arrays,
+// and a query is a loop over an array. VaultKit's rows live in an encrypted
+// B-tree, so every query is a statement that unseals pages, walks cells,
+// decodes records and tests each row, row by row: about 750 instructions per
+// row *scanned*, whatever the query keeps. A query that keeps one row in ten
+// pays that ten times per object it returns, which is why a filtered query
+// was several times Realm's per match when everything else was close.
+//
+// A *table image* is a class's rows decoded once and kept in memory for the
+// version they were read at: the row ids in ascending order, and each row's
+// column values (the values a managed object is built from). While the vault
+// stays at that version, iterating the class, or a filtered `Results` of it
+// whose filter the image can test (`ImageFilter`), reads the image: the
+// filter is a loop over values, and each match becomes a managed object by
+// copying its values, as building it from a statement does. The objects are
+// the same objects, at the same version, with the same values, as those the
+// statement would give; only where the values come from differs.
+//
+// WHEN AN IMAGE IS BUILT. Never speculatively: a query run once pays nothing.
+// - Iterating a whole class (no filter, no sort) copies each row's values
+//   into a builder as the rows are read anyway; if the iteration reaches the
+//   end with the vault still at the version it started at, the builder
+//   becomes the class's image. Stopping early drops the builder.
+// - A filtered `Results` the image could answer, read for the
+//   `TableImageCache.readsBeforeBuilding`-th time at one version, reads the
+//   whole class into an image first (one statement, no objects), then
+//   answers from it: by then the class has been scanned that many times at
+//   this version, so a scan that makes the next ones loops over memory is
+//   the cheaper course.
+//
+// WHEN AN IMAGE IS DROPPED. An image is valid for exactly one content version
+// (`Vault.contentVersion`, which every write, every property set, every
+// rollback and every advance to another commit moves), as the primary-key
+// cache is: there is nothing to patch and nothing to miss. The session frees
+// its images the moment its version moves (`VaultSession.contentVersion`'s
+// observer), so a stale image never holds memory. An iteration that
+// meets a moved version (a write inside the loop) continues from the next
+// row id with the statement it would have used, over the same range of row
+// ids, so it returns what it returned before images existed.
+//
+// BOUNDS. Images are per vault instance (one per thread or actor), at most
+// one per class, and an instance's images together hold at most
+// `TableImageCache.byteLimit` bytes by the estimate below; a class whose
+// image would not fit is not imaged (the builder stops copying as soon as it
+// passes the limit). Frozen vaults, read from many threads, have none.
+//
+// WHAT THE IMAGE CANNOT ANSWER stays with SQLite: sorted or distinct
+// results, collections and backlinks, key paths through links, string
+// operators, `[c]`/`[d]`, mixed and decimal properties, and anything else
+// `ImageFilter` does not compile. It gives SQLite's answer or no answer.
+
+/// One class's rows at one content version: row ids ascending, and the
+/// values of each column (in `ObjectSchema.columnIndexes` order), row by row.
+final class TableImage {
+    /// The schema object the rows were read with.
+    let schema: ObjectIdentifier
+    /// The content version the rows are of.
+    let version: UInt64
+    /// Row ids, ascending.
+    let rowIDs: [Int64]
+    /// The columns, each with a value per row.
+    let columns: [ImageColumn]
+    /// The memory the image holds, estimated.
+    let byteCount: Int
+
+    fileprivate init(schema: ObjectIdentifier, version: UInt64, rowIDs: [Int64], columns: [ImageColumn], byteCount: Int) {
+        self.schema = schema
+        self.version = version
+        self.rowIDs = rowIDs
+        self.columns = columns
+        self.byteCount = byteCount
+    }
+
+    /// The number of rows.
+    var count: Int { rowIDs.count }
+    /// The number of columns.
+    var columnCount: Int { columns.count }
+}
+
+/// Collects rows into a ``TableImage``, in ascending row-id order, until it
+/// would hold more than a limit (then it stops collecting: ``isOverLimit``).
+struct TableImageBuilder {
+    let schema: ObjectSchema
+    let version: UInt64
+    private let limit: Int
+    private var rowIDs: [Int64] = []
+    private var columns: [ImageColumn]
+    /// The column of a required `Int` primary key, which is the row id: not
+    /// collected, but made from the row ids at the end (see ``image()``).
+    private let rowIDKeyColumn: Int?
+    /// The rows room was made for (see `init`).
+    private let expectedRows: Int
+    /// Text is reserved for once this many rows show its mean length.
+    private static let rowsBeforeReservingText = 256
+    /// The rows would not fit: nothing more is collected, and ``image()`` gives nil.
+    private(set) var isOverLimit = false
+
+    /// `expectedRows`: how many rows the class likely has (its largest row id,
+    /// which a dense table's count is close to), for reserving room up front;
+    /// capped by what the limit could hold.
+    init(schema: ObjectSchema, version: UInt64, limit: Int, expectedRows: Int) {
+        self.schema = schema
+        self.version = version
+        self.limit = limit
+        columns = Array(repeating: ImageColumn(), count: schema.columnIndexes.count)
+        rowIDKeyColumn = schema.columnIndexes.firstIndex { schema.properties[$0].isRowIDKey }
+        let rows = Swift.max(0, Swift.min(expectedRows, limit / (8 * (columns.count + 1))))
+        self.expectedRows = rows
+        rowIDs.reserveCapacity(rows)
+        for (column, index) in schema.columnIndexes.enumerated() { columns[column].reserve(rows: rows, for: schema.properties[index].type) }
+    }
+
+    /// What one `DatabaseValue` held as itself costs: its slot, and the bytes a
+    /// text or blob holds on the heap beyond the slot (Swift keeps up to 15
+    /// UTF-8 bytes inline), with an allocation's overhead.
+    @inline(__always)
+    static func estimatedBytes(of value: DatabaseValue) -> Int {
+        let slot = MemoryLayout<DatabaseValue>.stride
+        switch value {
+        case .text(let text): return text.utf8.count > 15 ? slot + text.utf8.count + 32 : slot
+        case .blob(let data): return data.count > 14 ? slot + data.count + 32 : slot
+        default: return slot
+        }
+    }
+
+    /// The bytes collected so far, estimated.
+    var byteCount: Int { rowIDs.count * MemoryLayout<Int64>.size + columns.reduce(0) { $0 + $1.byteCount } }
+
+    /// Adds the row of a managed object just read (its values are the row's at ``version``).
+    mutating func append(_ manager: ManagedObject) {
+        guard !isOverLimit else { return }
+        rowIDs.append(manager.rowID)
+        let storage = manager.storage
+        schema.columnIndexes.withUnsafeBufferPointer { indexes in
+            for column in indexes.indices where column != rowIDKeyColumn { columns[column].append(storage[indexes[column]]) }
+        }
+        checkLimit()
+    }
+
+    /// Adds the statement's current row (`_vk_id`, then the class's columns).
+    mutating func append(_ statement: Statement) {
+        guard !isOverLimit else { return }
+        rowIDs.append(statement.int64(at: 0))
+        for column in columns.indices where column != rowIDKeyColumn { columns[column].append(statement.value(at: column + 1)) }
+        checkLimit()
+    }
+
+    /// Checked after every row (a few additions), so a class of large values stops
+    /// the builder at the row that passes the limit, not rows later.
+    private mutating func checkLimit() {
+        if rowIDs.count == Self.rowsBeforeReservingText, expectedRows > rowIDs.count {
+            for column in columns.indices { columns[column].reserveText(rows: expectedRows) }
+        }
+        guard byteCount > limit else { return }
+        isOverLimit = true
+        rowIDs = []
+        columns = []
+    }
+
+    /// The image of the rows collected, or nil when they passed the limit.
+    func image() -> TableImage? {
+        let bytes = byteCount
+        guard !isOverLimit, bytes <= limit else { return nil }
+        var columns = columns
+        if let rowIDKeyColumn { columns[rowIDKeyColumn] = ImageColumn(integers: rowIDs) }
+        return TableImage(schema: ObjectIdentifier(schema), version: version, rowIDs: rowIDs, columns: columns, byteCount: bytes)
+    }
+}

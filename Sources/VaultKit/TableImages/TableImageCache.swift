@@ -1,0 +1,86 @@
+import Foundation
+import VaultCore
+
+/// A vault instance's table images (see TableImage.swift): at most one per
+/// class, all of one content version, together within ``byteLimit``.
+///
+/// Used only inside its session's confinement (never by a frozen session), so
+/// its fields skip Swift's dynamic exclusivity checks, as the other per-session
+/// caches do.
+final class TableImageCache {
+    /// The most an instance's images hold together, by ``TableImageBuilder/estimatedBytes(of:)``:
+    /// 16 MiB (a six-column class of about 100,000 rows with short strings).
+    static let byteLimit = 16 * 1024 * 1024
+    /// How many times one filtered `Results` of a class is read at one version
+    /// before the class is read into an image: building one costs about two
+    /// filtered scans, so the third scan is where it starts to pay.
+    static let readsBeforeBuilding = 3
+
+    @exclusivity(unchecked) private var images: [ObjectIdentifier: TableImage] = [:]
+    @exclusivity(unchecked) private var bytes = 0
+    /// Filtered reads per class at `demandVersion`.
+    @exclusivity(unchecked) private var demand: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) private var demandVersion: UInt64 = 0
+
+    /// The bytes the images hold now (tests read it).
+    var byteCount: Int { bytes }
+    /// The number of images held now (tests read it).
+    var count: Int { images.count }
+
+    /// The image of `schema`'s class at `version`, if there is one. An image of
+    /// another version is dropped here (versions only grow within a session).
+    func image(for schema: ObjectSchema, version: UInt64) -> TableImage? {
+        let id = ObjectIdentifier(schema)
+        guard let image = images[id] else { return nil }
+        guard image.version == version else {
+            keepOnly(version: version)
+            return nil
+        }
+        guard image.columnCount == schema.columnIndexes.count else {
+            images[id] = nil
+            bytes -= image.byteCount
+            return nil
+        }
+        return image
+    }
+
+    /// Keeps `image` as its class's image, dropping images of other versions and,
+    /// if the total would pass ``byteLimit``, the others; an image larger than the limit is not kept.
+    func store(_ image: TableImage) {
+        keepOnly(version: image.version)
+        if let earlier = images.removeValue(forKey: image.schema) { bytes -= earlier.byteCount }
+        guard image.byteCount <= Self.byteLimit else { return }
+        while bytes + image.byteCount > Self.byteLimit, let (id, other) = images.max(by: { $0.value.byteCount < $1.value.byteCount }) {
+            images[id] = nil
+            bytes -= other.byteCount
+        }
+        images[image.schema] = image
+        bytes += image.byteCount
+    }
+
+    /// Drops every image (the session's version moved past them).
+    func removeAll() {
+        images.removeAll()
+        bytes = 0
+    }
+
+    /// Records one filtered read of `schema`'s class at `version`; true when it
+    /// is the ``readsBeforeBuilding``-th at that version (build the image now).
+    func recordFilteredRead(_ schema: ObjectSchema, version: UInt64) -> Bool {
+        if version != demandVersion {
+            demand.removeAll(keepingCapacity: true)
+            demandVersion = version
+        }
+        let id = ObjectIdentifier(schema)
+        let reads = (demand[id] ?? 0) + 1
+        demand[id] = reads
+        return reads >= Self.readsBeforeBuilding
+    }
+
+    /// Drops the images of any version but `version`.
+    private func keepOnly(version: UInt64) {
+        guard images.values.contains(where: { $0.version != version }) else { return }
+        images = images.filter { $0.value.version == version }
+        bytes = images.values.reduce(0) { $0 + $1.byteCount }
+    }
+}

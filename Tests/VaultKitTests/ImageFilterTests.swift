@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+import VaultTestSupport
+@testable import VaultKit
+import VaultCore
+
+// A table image answers a filter by evaluating it on decoded values
+// (ImageFilter); SQLite answers it by running the compiled SQL. The two must
+// agree on every row: random filters over random rows, with NULLs, NaNs,
+// integers past 2^53, reals past Int64, infinities, empty and non-ASCII
+// text (composed and decomposed), text with NUL, and blobs.
+
+@Suite("Table-image filters agree with SQLite")
+struct ImageFilterTests {
+    typealias Generator = SplitMix64
+
+    /// Values each column may hold or be compared with (nil: the optional's nil).
+    static let ints: [Int?] = [nil, 0, 1, -1, 30, 39, 40, Int.max, Int.min, 9_007_199_254_740_993, -9_007_199_254_740_993]
+    static let doubles: [Double?] = [nil, 0, -0.0, 0.5, 30, 39.5, 1e300, -1e300, .infinity, -.infinity, .nan,
+                                     9_007_199_254_740_992, 9.223372036854776e18, -9.223372036854776e18, 1e19]
+    static let floats: [Float?] = [nil, 0, 0.1, -1.5, .nan, .infinity, 3e38]
+    static let strings: [String?] = [nil, "", "a", "A", "b", "ab", "\u{e9}", "e\u{301}", "zz", "日本", "a\u{0}b", "Name 42", "🙂"]
+    static let dates: [Date?] = [nil, Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -1.5),
+                                 Date(timeIntervalSinceReferenceDate: 1e9), .distantFuture, .distantPast]
+    static let datas: [Data?] = [nil, Data(), Data([0]), Data([1, 2]), Data([1, 2, 3]), Data([255])]
+    static let uuids: [UUID?] = [nil, UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)), UUID(uuid: (255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))]
+    static let bools: [Bool?] = [nil, false, true]
+
+    /// A column, the values it may be compared with, and whether ordering applies.
+    struct Column {
+        let name: String
+        let values: [Any?]
+        let ordered: Bool
+    }
+
+    static var columns: [Column] { [
+        Column(name: "int", values: ints + [2.5, -0.5, 1e19] as [Any?], ordered: true),
+        Column(name: "int64", values: ints.map { value -> Any? in value.map { Int64($0) } }, ordered: true),
+        Column(name: "optInt", values: ints + [39.5] as [Any?], ordered: true),
+        Column(name: "double", values: doubles + [3, Int.max] as [Any?], ordered: true),
+        Column(name: "optDouble", values: doubles, ordered: true),
+        Column(name: "float", values: floats + [0.1] as [Any?], ordered: true),
+        Column(name: "optFloat", values: floats, ordered: true),
+        Column(name: "string", values: strings, ordered: true),
+        Column(name: "optString", values: strings, ordered: true),
+        Column(name: "bool", values: bools, ordered: false),
+        Column(name: "optBool", values: bools, ordered: false),
+        Column(name: "date", values: dates, ordered: true),
+        Column(name: "optDate", values: dates, ordered: true),
+        Column(name: "data", values: datas, ordered: true),
+        Column(name: "optData", values: datas, ordered: true),
+        Column(name: "optUUID", values: uuids, ordered: true),
+        Column(name: "status", values: [Status.active, Status.archived, "active", nil], ordered: true),
+        Column(name: "optPriority", values: [Priority.low, Priority.high, 2, nil], ordered: true),
+    ] }
+
+    static func pick<T>(_ values: [T], _ generator: inout Generator) -> T {
+        values[Int(generator.next() % UInt64(values.count))]
+    }
+
+    static func row(_ generator: inout Generator) -> AllTypes {
+        let object = AllTypes()
+        object._id = ObjectId.generate()
+        object.int = pick(ints, &generator) ?? 7
+        object.int64 = Int64(pick(ints, &generator) ?? 0)
+        object.optInt = pick(ints, &generator)
+        object.double = pick(doubles, &generator) ?? 2
+        object.optDouble = pick(doubles, &generator)
+        object.float = pick(floats, &generator) ?? 1
+        object.optFloat = pick(floats, &generator)
+        object.string = pick(strings, &generator) ?? "x"
+        object.optString = pick(strings, &generator)
+        object.bool = pick(bools, &generator) ?? true
+        object.optBool = pick(bools, &generator)
+        object.date = pick(dates, &generator) ?? Date(timeIntervalSinceReferenceDate: 5)
+        object.optDate = pick(dates, &generator)
+        object.data = pick(datas, &generator) ?? Data([9])
+        object.optData = pick(datas, &generator)
+        object.optUUID = pick(uuids, &generator)
+        object.status = generator.next() % 2 == 0 ? .active : .archived
+        object.optPriority = [nil, Priority.low, .high][Int(generator.next() % 3)]
+        return object
+    }
+
+    /// A random filter: comparisons joined by AND, OR and NOT, with its arguments.
+    static func filter(_ generator: inout Generator, depth: Int = 0) -> (String, [Any?]) {
+        let shape = depth >= 2 ? 0 : generator.next() % 5
+        switch shape {
+        case 1, 2:
+            let (a, x) = filter(&generator, depth: depth + 1)
+            let (b, y) = filter(&generator, depth: depth + 1)
+            return ("(\(a)) \(shape == 1 ? "AND" : "OR") (\(b))", x + y)
+        case 3:
+            let (a, x) = filter(&generator, depth: depth + 1)
+            return ("NOT (\(a))", x)
+        default:
+            let column = pick(Self.columns, &generator)
+            let operators = column.ordered ? ["==", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN", "flipped"] : ["==", "!=", "IN"]
+            let op = pick(operators, &generator)
+            let value = pick(column.values, &generator)
+            switch op {
+            case "BETWEEN":
+                return ("\(column.name) BETWEEN {%@, %@}", [value, pick(column.values, &generator)])
+            case "IN":
+                return ("\(column.name) IN %@", [[value, pick(column.values, &generator), pick(column.values, &generator)]])
+            case "flipped":
+                return ("%@ \(pick(["<", ">=", "==", "!="], &generator)) \(column.name)", [value])
+            default:
+                return ("\(column.name) \(op) %@", [value])
+            }
+        }
+    }
+
+    @Test("random filters over random rows: the image's matches are SQLite's", arguments: StorageMode.writable)
+    func agreesWithSQLite(mode: StorageMode) throws {
+        let directory = try TemporaryDirectory("image-filter")
+        let vault = try Vault(configuration: mode.configuration(directory, types: [AllTypes.self]))
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var generator = Generator(seed: seed)
+        try vault.write { for _ in 0..<300 { vault.add(Self.row(&generator)) } }
+        let all = vault.objects(AllTypes.self)
+        let image = try #require(vault.readTableImage(all.schema))
+        #expect(image.count == 300)
+        var compared = 0, refused = 0
+        for _ in 0..<1_500 {
+            let (query, arguments) = Self.filter(&generator)
+            let results: Results<AllTypes>
+            do {
+                results = try all.filter(query, arguments: arguments)
+            } catch {
+                refused += 1   // a mismatched type the compiler refuses: nothing to compare
+                continue
+            }
+            let fromSQLite = results.reader.rowIDs(results.compiled.idQuery)
+            let filter = try #require(ImageFilter(results.definition.predicates, schema: results.schema), "\(query) (seed \(seed))")
+            let fromImage = filter.matchingRows(in: image).map { image.rowIDs[$0] }
+            #expect(fromImage == fromSQLite, "\(query) with \(arguments) (seed \(seed))")
+            compared += 1
+        }
+        #expect(compared > 1_000, "only \(compared) filters compiled (\(refused) refused)")
+    }
+
+    @Test("what the image cannot answer is left to SQLite")
+    func unsupportedShapes() throws {
+        let directory = try TemporaryDirectory("image-filter-refusals")
+        let vault = try Vault(configuration: StorageMode.encryptedFile.configuration(directory, types: [AllTypes.self]))
+        let all = vault.objects(AllTypes.self)
+        for query in ["string BEGINSWITH 'a'", "string ==[c] 'a'", "decimal > 1", "string CONTAINS 'x'", "int == int64", "string LIKE 'a*'"] {
+            let results = all.filter(query)
+            #expect(ImageFilter(results.definition.predicates, schema: results.schema) == nil, "\(query)")
+        }
+        for query in ["int > 3 AND NOT (optString == nil)", "optUUID IN {nil}", "TRUEPREDICATE", "3 < int"] {
+            let results = all.filter(query)
+            #expect(ImageFilter(results.definition.predicates, schema: results.schema) != nil, "\(query)")
+        }
+    }
+
+    @Test("integers against reals compare exactly, as SQLite's do")
+    func integerRealOrder() {
+        #expect(ImageFilter.compare(integer: 9_007_199_254_740_993, real: 9_007_199_254_740_992) == 1)
+        #expect(ImageFilter.compare(integer: Int64.max, real: 9.223372036854776e18) == -1)
+        #expect(ImageFilter.compare(integer: Int64.min, real: -9.223372036854776e18) == 0)
+        #expect(ImageFilter.compare(integer: 3, real: 3.5) == -1)
+        #expect(ImageFilter.compare(integer: -3, real: -3.5) == 1)
+        #expect(ImageFilter.compare(integer: 0, real: -0.0) == 0)
+        #expect(ImageFilter.compare(integer: 5, real: .infinity) == -1)
+        #expect(ImageFilter.order(.text("\u{e9}"), .text("e\u{301}")) == 1)   // bytes, not canonical equivalence
+        #expect(ImageFilter.order(.text("NaN"), .real(1e300)) == 1)          // text after every number
+    }
+}
+
+@Suite("Table-image columns")
+struct ImageColumnTests {
+    @Test("a column keeps every value as SQLite gave it, typed until a second storage class arrives")
+    func roundTrip() {
+        let sequences: [[DatabaseValue]] = [
+            [.null, .null, .integer(3), .null, .integer(Int64.min)],
+            [.real(1.5), .null, .real(-0.0), .text("NaN"), .real(2)],
+            [.text(""), .text("é"), .null, .text("a\u{0}b"), .text(String(repeating: "x", count: 40))],
+            [.null, .null],
+            [.blob(Data([1, 2])), .integer(4), .null, .text("t")],
+            [.integer(1), .text("1"), .real(1)],
+        ]
+        for values in sequences {
+            var column = ImageColumn()
+            for value in values { column.append(value) }
+            #expect(column.count == values.count)
+            #expect((0..<values.count).map { column.value(at: $0) } == values)
+            #expect((0..<values.count).map { column.isNull(at: $0) } == values.map(\.isNull))
+        }
+    }
+}
