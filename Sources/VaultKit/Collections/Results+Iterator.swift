@@ -21,7 +21,7 @@ extension Results {
             // A class's objects in row-id order, filtered or not: one pass, each
             // matching row read once. Rows added after iteration starts (above the
             // largest row id now) are not visited, as with a snapshot of the ids.
-            let largest = reader.value(SQLFragment("SELECT max(\"_vk_id\") FROM \(schema.tableName)")).int64 ?? 0
+            let largest = reader.largestRowID(schema)
             var iterator = Iterator(results: self, keyset: keyset, largestRowID: largest)
             if definition.isPlainTable, !owner.session.isFrozen {
                 // Every row passes through: keep them as the class's image if the loop ends at this version.

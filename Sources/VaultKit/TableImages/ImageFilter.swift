@@ -181,18 +181,6 @@ struct ImageFilter {
         }
     }
 
-    /// `value op bound`, as SQLite evaluates it.
-    static func compare(_ value: DatabaseValue, _ op: Operator, _ bound: DatabaseValue) -> Truth {
-        let valueIsNull = isNull(value), boundIsNull = isNull(bound)
-        if op == .notEqual {
-            // `IS NOT`: two NULLs are the same; a NULL and a value differ.
-            if valueIsNull || boundIsNull { return valueIsNull == boundIsNull ? .false : .true }
-            return order(value, bound) != 0 ? .true : .false
-        }
-        if valueIsNull || boundIsNull { return .unknown }
-        return holds(op, order(value, bound)) ? .true : .false
-    }
-
     /// SQLite's order of two non-NULL values under the BINARY collation:
     /// negative, zero or positive.
     static func order(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {

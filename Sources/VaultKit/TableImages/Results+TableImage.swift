@@ -84,7 +84,7 @@ extension Vault {
     /// Every row of `schema`'s class, read into a table image at the current
     /// version; nil when it would pass the images' byte limit.
     func readTableImage(_ schema: ObjectSchema) -> TableImage? {
-        let largest = query { db in try db.cachedStatement("SELECT max(\"_vk_id\") FROM \(schema.tableName)").fetchFirstValue([])?.int64 } ?? 0
+        let largest = ObjectReader(vault: self).largestRowID(schema)
         var builder = TableImageBuilder(schema: schema, version: contentVersion, limit: TableImageCache.byteLimit, expectedRows: Int(clamping: largest))
         query { db in
             let statement = try db.cachedStatement("SELECT \(schema.aliasedColumnList) FROM \(schema.tableName) t0 ORDER BY t0.\"_vk_id\"")

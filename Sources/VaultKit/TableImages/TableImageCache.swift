@@ -8,8 +8,9 @@ import VaultCore
 /// its fields skip Swift's dynamic exclusivity checks, as the other per-session
 /// caches do.
 final class TableImageCache {
-    /// The most an instance's images hold together, by ``TableImageBuilder/estimatedBytes(of:)``:
-    /// 16 MiB (a six-column class of about 100,000 rows with short strings).
+    /// The most an instance's images hold together, by their columns' estimates
+    /// (``ImageColumn/byteCount``): 16 MiB, about 230,000 rows of the benchmark's
+    /// six-property class (71 bytes a row).
     static let byteLimit = 16 * 1024 * 1024
     /// How many times one filtered `Results` of a class is read at one version
     /// before the class is read into an image: building one costs about two
@@ -27,27 +28,20 @@ final class TableImageCache {
     /// The number of images held now (tests read it).
     var count: Int { images.count }
 
-    /// The image of `schema`'s class at `version`, if there is one. An image of
-    /// another version is dropped here (versions only grow within a session).
+    /// The image of `schema`'s class at `version`, if there is one. (The session
+    /// empties the cache whenever its version moves, so every image held is of
+    /// the current version; the checks are what make that safe to rely on.)
     func image(for schema: ObjectSchema, version: UInt64) -> TableImage? {
-        let id = ObjectIdentifier(schema)
-        guard let image = images[id] else { return nil }
-        guard image.version == version else {
-            keepOnly(version: version)
-            return nil
-        }
-        guard image.columnCount == schema.columnIndexes.count else {
-            images[id] = nil
-            bytes -= image.byteCount
-            return nil
-        }
+        guard let image = images[ObjectIdentifier(schema)], image.version == version,
+              image.columnCount == schema.columnIndexes.count else { return nil }
         return image
     }
 
-    /// Keeps `image` as its class's image, dropping images of other versions and,
-    /// if the total would pass ``byteLimit``, the others; an image larger than the limit is not kept.
+    /// Keeps `image` as its class's image, dropping images of another version
+    /// and, if the total would pass ``byteLimit``, the largest others; an image
+    /// larger than the limit is not kept.
     func store(_ image: TableImage) {
-        keepOnly(version: image.version)
+        if images.values.contains(where: { $0.version != image.version }) { removeAll() }
         if let earlier = images.removeValue(forKey: image.schema) { bytes -= earlier.byteCount }
         guard image.byteCount <= Self.byteLimit else { return }
         while bytes + image.byteCount > Self.byteLimit, let (id, other) = images.max(by: { $0.value.byteCount < $1.value.byteCount }) {
@@ -75,12 +69,5 @@ final class TableImageCache {
         let reads = (demand[id] ?? 0) + 1
         demand[id] = reads
         return reads >= Self.readsBeforeBuilding
-    }
-
-    /// Drops the images of any version but `version`.
-    private func keepOnly(version: UInt64) {
-        guard images.values.contains(where: { $0.version != version }) else { return }
-        images = images.filter { $0.value.version == version }
-        bytes = images.values.reduce(0) { $0 + $1.byteCount }
     }
 }

@@ -45,6 +45,11 @@ struct ObjectReader {
         }
     }
 
+    /// The largest row id of `schema`'s table (0 when it is empty).
+    func largestRowID(_ schema: ObjectSchema) -> Int64 {
+        value(SQLFragment("SELECT max(\"_vk_id\") FROM \(schema.tableName)")).int64 ?? 0
+    }
+
     /// The single integer a `count(*)` query returns.
     func count(_ query: SQLFragment) -> Int {
         vault.query { db in Int(try db.cachedStatement(query.sql).fetchFirstValue(query.bindings)?.int64 ?? 0) }
