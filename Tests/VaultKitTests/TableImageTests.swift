@@ -119,6 +119,50 @@ struct TableImageTests {
         #expect(matched == [1, 2, 9, 11])   // 11: added by the first write, with age 0
     }
 
+    @Test("an image loop reads in batches: a write in the middle of one drops the rest of it", arguments: StorageMode.writable)
+    func writeInsideBatch(mode: StorageMode) throws {
+        let directory = try TemporaryDirectory("table-image-batch")
+        let vault = try Vault(configuration: mode.configuration(directory, types: [ImagedItem.self]))
+        try Self.populate(vault, count: 200)
+        _ = Array(vault.objects(ImagedItem.self))
+        var seen: [String] = []
+        try vault.write {
+            for item in vault.objects(ImagedItem.self) {
+                // 100 is inside the second batch of 64; 101 and 120 are in the same batch, 150 in the next.
+                if item.id == 100 {
+                    for id in [101, 150] {
+                        if let doomed = vault.object(ofType: ImagedItem.self, forPrimaryKey: id) { vault.delete(doomed) }
+                    }
+                    vault.object(ofType: ImagedItem.self, forPrimaryKey: 120)?.name = "renamed"
+                }
+                seen.append(item.id == 120 ? item.name : "\(item.id)")
+            }
+        }
+        let expected = (1...200).filter { $0 != 101 && $0 != 150 }.map { $0 == 120 ? "renamed" : "\($0)" }
+        #expect(seen == expected)
+    }
+
+    @Test("an image loop that meets a write after the largest row id there can be ends there")
+    func writeAfterLargestRowID() throws {
+        let directory = try TemporaryDirectory("table-image-largest")
+        let vault = try Vault(configuration: StorageMode.encryptedFile.configuration(directory, types: [ImagedItem.self]))
+        try vault.write {
+            for id in [1, 2, Int.max] { vault.add(ImagedItem(value: ["id": id, "name": "item \(id)"])) }
+        }
+        _ = Array(vault.objects(ImagedItem.self))
+        #expect(vault.session.tableImages.count == 1)
+        var seen: [Int] = []
+        try vault.write {
+            for item in vault.objects(ImagedItem.self) {
+                seen.append(item.id)
+                // After the last row: the loop must end, not go on from a row id past Int64.max.
+                if item.id == Int.max { vault.object(ofType: ImagedItem.self, forPrimaryKey: 1)?.age += 1 }
+            }
+        }
+        #expect(seen == [1, 2, Int.max])
+        #expect(vault.object(ofType: ImagedItem.self, forPrimaryKey: 1)?.age == 1)
+    }
+
     @Test("a loop stopped early, or over a frozen vault, builds no image")
     func noImageWithoutWholeRead() throws {
         let directory = try TemporaryDirectory("table-image-partial")

@@ -50,28 +50,40 @@ extension Results {
         private static var batchSize: Int { 64 }
         /// Keyset iteration: the query, the smallest row id not read yet, the largest to read.
         private var keyset: (query: SQLFragment, from: Int64, largest: Int64)?
-        /// Iteration over a table image: the image, its filter, the next row, and the
-        /// keyset query to go on with if the vault's version moves.
-        private var imageRead: (image: TableImage, rows: [Int]?, next: Int, keyset: SQLFragment)?
+        /// The vault and the class, held here as well as in `results`: a client
+        /// module runs this code unspecialised, where reading them through the
+        /// generic `Results` looks its type metadata up each time (callgrind: about
+        /// 330 instructions per object read from an image).
+        private let vault: Vault
+        private let schema: ObjectSchema
+        /// Iteration over a table image: the image (nil when not reading one), the
+        /// rows its filter matched (nil: every row), the position of the next row to
+        /// read, and the keyset query to go on with if the vault's version moves.
+        private var image: TableImage?
+        private var imageRows: [Int]?
+        private var imageNext = 0
+        private var imageKeyset: SQLFragment?
         /// A whole class's keyset iteration, collecting its rows as the class's image.
         fileprivate var builder: TableImageBuilder?
 
         init(results: Results<Element>, rowIDs: [Int64]) {
             self.results = results
             self.rowIDs = rowIDs
+            vault = results.owner
+            schema = results.schema
         }
 
         init(results: Results<Element>, keyset query: SQLFragment, largestRowID: Int64) {
-            self.results = results
-            self.rowIDs = []
+            self.init(results: results, rowIDs: [])
             keyset = (query, Int64.min, largestRowID)
         }
 
         init(results: Results<Element>, image: TableImage, filter: ImageFilter?, keyset query: SQLFragment) {
-            self.results = results
-            self.rowIDs = []
+            self.init(results: results, rowIDs: [])
+            self.image = image
             // The filter runs once, a column at a time; the loop then visits the matching rows.
-            imageRead = (image, filter?.matchingRows(in: image), 0, query)
+            imageRows = filter?.matchingRows(in: image)
+            imageKeyset = query
         }
 
         /// The objects that are `Element`s. A batch comes from one schema, so one
@@ -86,7 +98,7 @@ extension Results {
 
         /// The next object, reading the next batch when the current one is used up.
         public mutating func next() -> Element? {
-            if imageRead != nil { return nextFromImage() }
+            if image != nil { return nextFromImage() }
             if keyset != nil { return nextFromKeyset() }
             while batchPosition == batch.count {
                 guard position < rowIDs.count else { return nil }
@@ -94,7 +106,7 @@ extension Results {
                 position += ids.count
                 if results.definition.isPlainTable, let low = ids.first, let high = ids.last {
                     // Row-id order: one range scan reads the batch sequentially.
-                    let objects = results.reader.objects(results.schema, rowIDsFrom: low, through: high)
+                    let objects = ObjectReader(vault: vault).objects(schema, rowIDsFrom: low, through: high)
                     var byID: [Int64: ObjectBase] = [:]
                     for object in objects where object is Element {
                         if let id = object.manager?.rowID { byID[id] = object }
@@ -114,7 +126,7 @@ extension Results {
             guard let current = keyset else { return nil }
             if batchPosition == batch.count {
                 guard current.from <= current.largest else { return finishKeyset() }
-                let objects = results.reader.objects(results.schema, current.query, arguments: [.integer(current.from), .integer(current.largest), .integer(Int64(Self.batchSize))])
+                let objects = ObjectReader(vault: vault).objects(schema, current.query, arguments: [.integer(current.from), .integer(current.largest), .integer(Int64(Self.batchSize))])
                 if builder != nil { collect(objects) }
                 batch = Self.elements(objects)
                 batchPosition = 0
@@ -122,7 +134,7 @@ extension Results {
                     if objects.isEmpty { return finishKeyset() }
                     // The largest row id there can be: the rest of this batch is the rest (served by `next()`).
                     keyset = nil
-                    builder = nil
+                    storeImage()
                     return next()
                 }
                 keyset?.from = last + 1
@@ -135,48 +147,73 @@ extension Results {
         /// The keyset iteration is over: a whole class read at one version becomes its image.
         private mutating func finishKeyset() -> Element? {
             keyset = nil
-            if let builder, builder.version == results.reader.version, let image = builder.image() {
-                results.owner.session.tableImages.store(image)
+            storeImage()
+            return nil
+        }
+
+        /// Every row was read (and collected, if a builder is collecting): the builder
+        /// becomes the class's image if the vault is still at the version it read.
+        private mutating func storeImage() {
+            if let builder, builder.version == vault.contentVersion, let image = builder.image() {
+                vault.session.tableImages.store(image)
             }
             builder = nil
-            return nil
         }
 
         /// Adds a batch's rows to the image being built, or gives up on it if the version moved.
         private mutating func collect(_ objects: [ObjectBase]) {
-            guard builder?.version == results.reader.version else {
+            guard builder?.version == vault.contentVersion else {
                 builder = nil
                 return
             }
-            for object in objects {
-                guard let manager = object.manager else { continue }
-                builder?.append(manager)
-            }
+            builder?.append(objects)
             if builder?.isOverLimit == true { builder = nil }
         }
 
+        /// The next object of an image, materialised a batch at a time (column by
+        /// column, see `Vault.materialize(_:image:rows:)`); the vault's version is
+        /// checked before each object is handed out.
         private mutating func nextFromImage() -> Element? {
-            guard var read = imageRead else { return nil }
-            let image = read.image
-            let count = read.rows?.count ?? image.count
-            guard image.version == results.reader.version else {
-                // The vault moved (a write inside the loop): go on from the next row id
-                // with the statement, over the range of row ids the iteration started with.
-                imageRead = nil
-                if let largest = image.rowIDs.last {
-                    // After the row returned last (rows that came to match since are visited too).
-                    let from = read.next == 0 ? Int64.min : image.rowIDs[read.rows?[read.next - 1] ?? (read.next - 1)] + 1
-                    keyset = (read.keyset, from, largest)
-                    return nextFromKeyset()
+            guard let image else { return nil }
+            guard image.version == vault.contentVersion else { return leaveImage(image) }
+            if batchPosition == batch.count {
+                let count = imageRows?.count ?? image.count
+                guard imageNext < count else {
+                    self.image = nil
+                    return nil
                 }
-                return nil
+                let end = Swift.min(imageNext + Self.batchSize, count)
+                if let imageRows {
+                    batch = imageRows[imageNext..<end].withUnsafeBufferPointer { vault.materialize(schema, image: image, rows: $0) }
+                } else {
+                    batch = Array(imageNext..<end).withUnsafeBufferPointer { vault.materialize(schema, image: image, rows: $0) }
+                }
+                imageNext = end
+                batchPosition = 0
             }
-            guard read.next < count else { return nil }
-            let row = read.rows?[read.next] ?? read.next
-            read.next += 1
-            imageRead = read
+            defer { batchPosition += 1 }
             // `imagePlan` checked that the class's objects are `Element`s.
-            return unsafeDowncast(results.owner.materialize(results.schema, image: image, row: row), to: Element.self)
+            return unsafeDowncast(batch[batchPosition], to: Element.self)
+        }
+
+        /// The vault moved (a write inside the loop): the rest of the batch is
+        /// dropped and the loop goes on from the next row id with the statement, over
+        /// the range of row ids the iteration started with (rows that came to match
+        /// since are visited too).
+        private mutating func leaveImage(_ image: TableImage) -> Element? {
+            let lastReturned = batchPosition > 0 ? batch[batchPosition - 1].manager?.rowID : nil
+            self.image = nil
+            batch = []
+            batchPosition = 0
+            guard let largest = image.rowIDs.last, let query = imageKeyset else { return nil }
+            var from = Int64.min
+            if let lastReturned {
+                // The largest row id there can be was the last: nothing comes after it.
+                guard lastReturned < largest else { return nil }
+                from = lastReturned + 1
+            }
+            keyset = (query, from, largest)
+            return nextFromKeyset()
         }
     }
 }

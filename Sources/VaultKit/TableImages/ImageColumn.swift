@@ -68,6 +68,38 @@ struct ImageColumn {
         count += 1
     }
 
+    /// Adds slot `property` of each storage in `storages` (the rows of a batch of
+    /// objects, in order); false, as soon as the column's bytes pass `limit`.
+    /// A value of the column's kind is appended in place here (one test of the
+    /// kind and one of the value's case); anything else goes through ``append(_:)``.
+    mutating func append(_ storages: UnsafeBufferPointer<UnsafeMutablePointer<DatabaseValue>>, property: Int, limit: Int) -> Bool {
+        for storage in storages {
+            let slot = storage + property
+            switch slot.pointee {
+            case .integer(let number) where kind == .integer && nulls.isEmpty:
+                numbers.append(number)
+                byteCount &+= 8
+                count &+= 1
+            case .real(let number) where kind == .real && nulls.isEmpty:
+                numbers.append(Int64(bitPattern: number.bitPattern))
+                byteCount &+= 8
+                count &+= 1
+            case .text(let text) where kind == .text && nulls.isEmpty:
+                let before = textBytes.count
+                if text.utf8.withContiguousStorageIfAvailable({ textBytes.append(contentsOf: $0) }) == nil {
+                    textBytes.append(contentsOf: text.utf8)
+                }
+                textEnds.append(UInt32(truncatingIfNeeded: textBytes.count))
+                byteCount = byteCount &+ 4 &+ (textBytes.count - before)
+                count &+= 1
+            default:
+                append(slot.pointee)
+            }
+            if byteCount > limit { return false }
+        }
+        return true
+    }
+
     /// The first value of an undecided column, or a value of another kind than the column's.
     private mutating func appendOtherKind(_ value: DatabaseValue) {
         if kind == .undecided {
@@ -167,6 +199,49 @@ struct ImageColumn {
         }
     }
 
+    /// Writes the values of rows `rows` into a batch of objects' storage: slot
+    /// `property` of `storages[i]` gets row `rows[i]`'s value. Each slot holds
+    /// the NULL a fresh storage starts with, which owns nothing, so it is
+    /// initialised over. The column's kind is decided once for the batch and its
+    /// arrays borrowed once, not per value (per value, a column read through
+    /// ``value(at:)`` costs a retain and a release of each array it reads).
+    func initialize(_ storages: UnsafeBufferPointer<UnsafeMutablePointer<DatabaseValue>>, property: Int, rows: UnsafeBufferPointer<Int>) {
+        guard nulls.isEmpty else {
+            for index in rows.indices { (storages[index] + property).initialize(to: value(at: rows[index])) }
+            return
+        }
+        switch kind {
+        case .integer:
+            numbers.withUnsafeBufferPointer { numbers in
+                for index in rows.indices { (storages[index] + property).initialize(to: .integer(numbers[rows[index]])) }
+            }
+        case .real:
+            numbers.withUnsafeBufferPointer { numbers in
+                for index in rows.indices {
+                    (storages[index] + property).initialize(to: .real(Double(bitPattern: UInt64(bitPattern: numbers[rows[index]]))))
+                }
+            }
+        case .text:
+            textBytes.withUnsafeBufferPointer { bytes in
+                textEnds.withUnsafeBufferPointer { ends in
+                    for index in rows.indices {
+                        let row = rows[index]
+                        let start = row == 0 ? 0 : Int(ends[row - 1])
+                        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<Int(ends[row])]), as: UTF8.self)
+                        (storages[index] + property).initialize(to: .text(text))
+                    }
+                }
+            }
+        case .values:
+            values.withUnsafeBufferPointer { values in
+                for index in rows.indices { (storages[index] + property).initialize(to: values[rows[index]]) }
+            }
+        case .undecided:
+            // Only NULLs: the slots already hold them.
+            break
+        }
+    }
+
     /// SQLite's order of row `row`'s value (not NULL) and `bound` (not NULL),
     /// reading numbers and bytes in place where the kinds allow.
     @inline(__always)
@@ -204,17 +279,41 @@ struct ImageColumn {
         if nulls.isEmpty, !ImageFilter.isNull(bound) {
             switch (kind, bound) {
             case (.integer, .integer(let other)):
-                return numbers.map { number in
-                    return ImageFilter.holds(op, number < other ? -1 : (number == other ? 0 : 1)) ? .true : .false
+                // One loop per operator: the comparison inlined, no per-row switch.
+                switch op {
+                case .equal: return Self.truths(numbers) { $0 == other }
+                case .notEqual: return Self.truths(numbers) { $0 != other }
+                case .less: return Self.truths(numbers) { $0 < other }
+                case .lessOrEqual: return Self.truths(numbers) { $0 <= other }
+                case .greater: return Self.truths(numbers) { $0 > other }
+                case .greaterOrEqual: return Self.truths(numbers) { $0 >= other }
                 }
             case (.real, .real(let other)):
-                return numbers.map { bits in
-                    let number = Double(bitPattern: UInt64(bitPattern: bits))
-                    return ImageFilter.holds(op, number < other ? -1 : (number == other ? 0 : 1)) ? .true : .false
+                // A `.real` column holds no NaN (one stored as text makes it `.values`) and the bound
+                // is not NaN (that is NULL, above): Swift's comparisons are SQLite's here (-0 == 0 too).
+                @inline(__always) func real(_ bits: Int64) -> Double { Double(bitPattern: UInt64(bitPattern: bits)) }
+                switch op {
+                case .equal: return Self.truths(numbers) { real($0) == other }
+                case .notEqual: return Self.truths(numbers) { real($0) != other }
+                case .less: return Self.truths(numbers) { real($0) < other }
+                case .lessOrEqual: return Self.truths(numbers) { real($0) <= other }
+                case .greater: return Self.truths(numbers) { real($0) > other }
+                case .greaterOrEqual: return Self.truths(numbers) { real($0) >= other }
                 }
             default: break
             }
         }
         return (0..<count).map { ImageFilter.compare(self, $0, op, bound) }
+    }
+
+    /// `.true` where `holds` does, `.false` elsewhere: one pass over the numbers.
+    @inline(__always)
+    private static func truths(_ numbers: [Int64], _ holds: (Int64) -> Bool) -> [ImageFilter.Truth] {
+        [ImageFilter.Truth](unsafeUninitializedCapacity: numbers.count) { truths, initialized in
+            numbers.withUnsafeBufferPointer { numbers in
+                for row in numbers.indices { truths.initializeElement(at: row, to: holds(numbers[row]) ? .true : .false) }
+            }
+            initialized = numbers.count
+        }
     }
 }

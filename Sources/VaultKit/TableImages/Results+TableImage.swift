@@ -45,40 +45,56 @@ extension Results {
     func imageObjects(rowIDs ids: [Int64]) -> [ObjectBase]? {
         guard case .table = definition.base, !owner.session.isFrozen,
               let image = owner.session.tableImages.image(for: schema, version: reader.version) else { return nil }
-        var objects: [ObjectBase] = []
-        objects.reserveCapacity(ids.count)
-        image.rowIDs.withUnsafeBufferPointer { rows in
+        var rows: [Int] = []
+        rows.reserveCapacity(ids.count)
+        image.rowIDs.withUnsafeBufferPointer { imageIDs in
             for id in ids {
                 // Binary search: the image's row ids ascend.
-                var low = 0, high = rows.count
+                var low = 0, high = imageIDs.count
                 while low < high {
                     let middle = (low + high) / 2
-                    if rows[middle] < id { low = middle + 1 } else { high = middle }
+                    if imageIDs[middle] < id { low = middle + 1 } else { high = middle }
                 }
-                if low < rows.count, rows[low] == id { objects.append(owner.materialize(schema, image: image, row: low)) }
+                if low < imageIDs.count, imageIDs[low] == id { rows.append(low) }
             }
         }
-        return objects
+        return rows.withUnsafeBufferPointer { owner.materialize(schema, image: image, rows: $0) }
     }
 }
 
 extension Vault {
-    /// A managed object for row `row` of a table image of `schema`'s class, at
-    /// the image's version (the vault's current one): the values copied, as
-    /// `materializeCurrentRow` decodes them from a statement.
-    func materialize(_ schema: ObjectSchema, image: TableImage, row: Int) -> ObjectBase {
-        let object = schema.type.init()
-        let manager = ManagedObject(vault: self, schema: schema, rowID: image.rowIDs[row],
-                                    version: image.version, tracksObservation: session.tracksObservation)
-        let storage = manager.storage
-        image.columns.withUnsafeBufferPointer { columns in
-            schema.columnIndexes.withUnsafeBufferPointer { properties in
-                // Over the fresh storage's NULLs, which own nothing (see materializeCurrentRow).
-                for (offset, property) in properties.enumerated() { (storage + property).initialize(to: columns[offset].value(at: row)) }
+    /// Managed objects for rows `rows` of a table image of `schema`'s class (in
+    /// that order), at the image's version (the vault's current one): the values
+    /// copied, as `materializeCurrentRow` decodes them from a statement, a
+    /// column at a time (see ``ImageColumn/initialize(_:property:rows:)``).
+    func materialize(_ schema: ObjectSchema, image: TableImage, rows: UnsafeBufferPointer<Int>) -> [ObjectBase] {
+        let tracksObservation = session.tracksObservation
+        var managers: [ManagedObject] = []
+        managers.reserveCapacity(rows.count)
+        var storages: [UnsafeMutablePointer<DatabaseValue>] = []
+        storages.reserveCapacity(rows.count)
+        image.rowIDs.withUnsafeBufferPointer { rowIDs in
+            for row in rows {
+                let manager = ManagedObject(vault: self, schema: schema, rowID: rowIDs[row], version: image.version, tracksObservation: tracksObservation)
+                managers.append(manager)
+                storages.append(manager.storage)
             }
         }
-        object.manager = manager
-        return object
+        storages.withUnsafeBufferPointer { storages in
+            image.columns.withUnsafeBufferPointer { columns in
+                schema.columnIndexes.withUnsafeBufferPointer { properties in
+                    for offset in properties.indices { columns[offset].initialize(storages, property: properties[offset], rows: rows) }
+                }
+            }
+        }
+        var objects: [ObjectBase] = []
+        objects.reserveCapacity(rows.count)
+        for manager in managers {
+            let object = schema.type.init()
+            object.manager = manager
+            objects.append(object)
+        }
+        return objects
     }
 
     /// Every row of `schema`'s class, read into a table image at the current

@@ -16,16 +16,20 @@ import VaultCore
 // column values (the values a managed object is built from). While the vault
 // stays at that version, iterating the class, or a filtered `Results` of it
 // whose filter the image can test (`ImageFilter`), reads the image: the
-// filter is a loop over values, and each match becomes a managed object by
-// copying its values, as building it from a statement does. The objects are
+// filter is a loop over values, and the matches become managed objects by
+// copying their values, as building them from a statement does — a batch of
+// objects at a time, filled a column at a time, so that a column's arrays are
+// borrowed once per batch rather than retained and released per value. The objects are
 // the same objects, at the same version, with the same values, as those the
 // statement would give; only where the values come from differs.
 //
 // WHEN AN IMAGE IS BUILT. Never speculatively: a query run once pays nothing.
-// - Iterating a whole class (no filter, no sort) copies each row's values
-//   into a builder as the rows are read anyway; if the iteration reaches the
-//   end with the vault still at the version it started at, the builder
-//   becomes the class's image. Stopping early drops the builder.
+// - Iterating a whole class (no filter, no sort) copies each batch of rows'
+//   values into a builder as the rows are read anyway, a column at a time
+//   (one test of the column's kind per value, no per-value array lookups);
+//   if the iteration reaches the end with the vault still at the version it
+//   started at, the builder becomes the class's image. Stopping early drops
+//   the builder.
 // - A filtered `Results` the image could answer, read for the
 //   `TableImageCache.readsBeforeBuilding`-th time at one version, reads the
 //   whole class into an image first (one statement, no objects), then
@@ -39,9 +43,11 @@ import VaultCore
 // cache is: there is nothing to patch and nothing to miss. The session frees
 // its images the moment its version moves (`VaultSession.contentVersion`'s
 // observer), so a stale image never holds memory. An iteration that
-// meets a moved version (a write inside the loop) continues from the next
-// row id with the statement it would have used, over the same range of row
-// ids, so it returns what it returned before images existed.
+// meets a moved version (a write inside the loop) drops the rest of the batch
+// it made (the version is checked before each object is handed out) and
+// continues from the row after the last one it returned, with the statement
+// it would have used, over the same range of row ids, so it returns what it
+// returned before images existed.
 //
 // BOUNDS. Images are per vault instance (one per thread or actor), at most
 // one per class, and an instance's images together hold at most
@@ -99,6 +105,8 @@ struct TableImageBuilder {
     private static let rowsBeforeReservingText = 256
     /// The rows would not fit: nothing more is collected, and ``image()`` gives nil.
     private(set) var isOverLimit = false
+    /// Whether room was made for text (see ``reserveText()``).
+    private var hasReservedText = false
 
     /// `expectedRows`: how many rows the class likely has (its largest row id,
     /// which a dense table's count is close to), for reserving room up front;
@@ -131,15 +139,36 @@ struct TableImageBuilder {
     /// The bytes collected so far, estimated.
     var byteCount: Int { rowIDs.count * MemoryLayout<Int64>.size + columns.reduce(0) { $0 + $1.byteCount } }
 
-    /// Adds the row of a managed object just read (its values are the row's at ``version``).
-    mutating func append(_ manager: ManagedObject) {
+    /// Adds the rows of a batch of managed objects just read (their values are
+    /// the rows' at ``version``), a column at a time: each column's kind is
+    /// tested once per value and its arrays are not looked up per value, which
+    /// keeps collecting to a fraction of what reading the rows costs. The limit
+    /// is checked after every value, so a class of large values stops the
+    /// builder at the value that passes it.
+    mutating func append(_ objects: [ObjectBase]) {
         guard !isOverLimit else { return }
-        rowIDs.append(manager.rowID)
-        let storage = manager.storage
-        schema.columnIndexes.withUnsafeBufferPointer { indexes in
-            for column in indexes.indices where column != rowIDKeyColumn { columns[column].append(storage[indexes[column]]) }
+        var storages: [UnsafeMutablePointer<DatabaseValue>] = []
+        storages.reserveCapacity(objects.count)
+        for object in objects {
+            guard let manager = object.manager else { continue }
+            rowIDs.append(manager.rowID)
+            storages.append(manager.storage)
         }
-        checkLimit()
+        var budget = limit - byteCount
+        let skipped = rowIDKeyColumn ?? -1
+        let fits = storages.withUnsafeBufferPointer { storages in
+            columns.withUnsafeMutableBufferPointer { columns in
+                schema.columnIndexes.withUnsafeBufferPointer { indexes in
+                    for column in indexes.indices where column != skipped {
+                        let before = columns[column].byteCount
+                        guard columns[column].append(storages, property: indexes[column], limit: before + budget) else { return false }
+                        budget -= columns[column].byteCount - before
+                    }
+                    return true
+                }
+            }
+        }
+        if fits { reserveText() } else { stop() }
     }
 
     /// Adds the statement's current row (`_vk_id`, then the class's columns).
@@ -151,12 +180,25 @@ struct TableImageBuilder {
     }
 
     /// Checked after every row (a few additions), so a class of large values stops
-    /// the builder at the row that passes the limit, not rows later.
+    /// the builder at the row that passes the limit, not rows later. Once the
+    /// first rows show the text columns' mean lengths, room is made for the text
+    /// of the rows expected (so that the byte arrays do not grow by copying).
     private mutating func checkLimit() {
-        if rowIDs.count == Self.rowsBeforeReservingText, expectedRows > rowIDs.count {
-            for column in columns.indices { columns[column].reserveText(rows: expectedRows) }
-        }
-        guard byteCount > limit else { return }
+        reserveText()
+        if byteCount > limit { stop() }
+    }
+
+    /// Once the first rows show the text columns' mean lengths, makes room for the
+    /// text of the rows expected, once (so that the byte arrays do not grow by copying).
+    private mutating func reserveText() {
+        guard !hasReservedText, rowIDs.count >= Self.rowsBeforeReservingText else { return }
+        hasReservedText = true
+        guard expectedRows > rowIDs.count else { return }
+        for column in columns.indices { columns[column].reserveText(rows: expectedRows) }
+    }
+
+    /// The rows would not fit: what was collected is freed and nothing more is.
+    private mutating func stop() {
         isOverLimit = true
         rowIDs = []
         columns = []

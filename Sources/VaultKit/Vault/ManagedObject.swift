@@ -108,7 +108,14 @@ final class ManagedObject {
     /// (callgrind), paid once per object read.
     @inline(__always)
     private static func destroyValues(_ storage: UnsafeMutablePointer<DatabaseValue>, count: Int) {
-        for index in 0..<count { _ = (storage + index).move() }
+        for index in 0..<count {
+            // Numbers and NULLs own nothing: only text and blobs go through the
+            // enum's destroy (an outlined call of about 45 instructions per value).
+            switch storage[index] {
+            case .null, .integer, .real: continue
+            case .text, .blob: _ = (storage + index).move()
+            }
+        }
     }
 
     convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) {
