@@ -128,7 +128,7 @@ struct TableImageTests {
         var seen: [String] = []
         try vault.write {
             for item in vault.objects(ImagedItem.self) {
-                // 100 is inside the second batch of 64; 101 and 120 are in the same batch, 150 in the next.
+                // Image loops make their objects a few at a time: 101 is in the same batch as 100, 120 and 150 in later ones.
                 if item.id == 100 {
                     for id in [101, 150] {
                         if let doomed = vault.object(ofType: ImagedItem.self, forPrimaryKey: id) { vault.delete(doomed) }
