@@ -1,7 +1,7 @@
 # VaultKit — the two commands of the README quick start, and a few more.
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
-#   make test    install the C libraries and PostgreSQL if needed, run every test (VaultKit's, then the porting tool's,
-#                the studio's and the sync server's packages; the studio's browser test runs where Chromium is installed,
+#   make test    install the C libraries and PostgreSQL if needed, run every test (VaultKit's, then the porting tool's
+#                package, then the servers' package: the studio's browser test runs where Chromium is installed,
 #                the sync server's tests start PostgreSQL themselves)
 #   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries, Realm import, sync recording; VaultKit vs GRDB side by side
 #   make sync-demo  PostgreSQL, a sync server and two devices: a change on one appears on the other
@@ -19,13 +19,12 @@ demo: dependencies
 	swift run vaultkit-demo
 
 sync-demo: dependencies postgresql
-	cd SyncServer && swift build --product vault-sync-server && swift run vault-sync-demo
+	cd Server && swift build --product vault-sync-server && swift run vault-sync-demo
 
 test: dependencies postgresql
 	swift test
 	cd Porting && swift test
-	cd Studio && swift test
-	cd SyncServer && swift test
+	cd Server && swift test
 
 bench: dependencies postgresql
 	swift run -c release vault-bench storage
@@ -36,10 +35,10 @@ bench: dependencies postgresql
 	swift run -c release vault-bench realm-import
 	swift run -c release vault-bench sync
 	cd Benchmarks && swift run -c release side-by-side
-	cd SyncServer && swift build -c release --product vault-sync-server && swift run -c release vault-sync-bench
+	cd Server && swift build -c release --product vault-sync-server && swift run -c release vault-sync-bench
 
 docs: dependencies
 	swift package generate-documentation --target VaultKit --target VaultCore --target RealmFileReader --target VaultRealmImport --target VaultInterchange --target VaultSync --warnings-as-errors
 
 clean:
-	rm -rf .build vault-demo SyncServer/.build Studio/.build Porting/.build Benchmarks/.build
+	rm -rf .build vault-demo Server/.build Porting/.build Benchmarks/.build

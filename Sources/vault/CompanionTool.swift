@@ -9,7 +9,7 @@ struct CompanionTool {
     let name: String
     /// The environment variable that names its path, checked first.
     let environmentVariable: String
-    /// The package folder it is built in (`cd <folder> && swift build -c release`).
+    /// The package folder it is built in (`cd <folder> && swift build -c release --product <name>`).
     let packageFolder: String
     /// Why it lives apart (for the "not installed" message).
     let reason: String
@@ -40,7 +40,7 @@ struct CompanionTool {
             FileHandle.standardError.write(Data("""
                 vault: error: vault \(subcommand) needs the \(name) tool, which is not installed. \
                 It lives in its own package so that apps never build \(reason): run \
-                `cd \(packageFolder) && swift build -c release`, then put \(packageFolder)/.build/release/\(name) \
+                `cd \(packageFolder) && swift build -c release --product \(name)`, then put \(packageFolder)/.build/release/\(name) \
                 on your PATH or set \(environmentVariable) to its path.\n
                 """.utf8))
             throw ExitCode(Self.unavailable)

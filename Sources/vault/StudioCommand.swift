@@ -3,7 +3,7 @@ import Foundation
 
 /// `vault studio VAULT …`: browses a vault in a local web browser by running the
 /// `vault-studio` tool. That tool is a web server built on Hummingbird and
-/// SwiftNIO and lives in its own package (`Studio/`), so that apps depending on
+/// SwiftNIO and lives in its own package (`Server/`, with the sync server), so that apps depending on
 /// VaultKit never resolve NIO; this subcommand finds it and hands it every argument.
 struct StudioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +15,7 @@ struct StudioCommand: ParsableCommand {
         It prints the URL to open (with a per-run token) as its first line. It is
         found through $VAULT_STUDIO, then beside this `vault` executable, then on
         $PATH. Build it with:
-            cd Studio && swift build -c release
+            cd Server && swift build -c release --product vault-studio
         Exit code 69 when the tool cannot be found.
         """
     )
@@ -24,7 +24,7 @@ struct StudioCommand: ParsableCommand {
     var arguments: [String] = []
 
     /// The `vault-studio` tool (see ``CompanionTool``).
-    static let tool = CompanionTool(name: "vault-studio", environmentVariable: "VAULT_STUDIO", packageFolder: "Studio", reason: "SwiftNIO")
+    static let tool = CompanionTool(name: "vault-studio", environmentVariable: "VAULT_STUDIO", packageFolder: "Server", reason: "SwiftNIO")
 
     func run() throws {
         try Self.tool.run(arguments, for: "studio")

@@ -14,7 +14,7 @@ struct PortCommandTests {
         let run = try runVault(["port", "--dry-run", "Sources"], environment: ["PATH": directory.url.path, "VAULT_PORT": directory.file("none").path],
                                in: directory.url)
         #expect(run.status == 69)
-        #expect(run.error.contains("cd Porting && swift build -c release"))
+        #expect(run.error.contains("cd Porting && swift build -c release --product vault-port"))
     }
 
     @Test("with a tool at $VAULT_PORT: every argument reaches it, its output and exit status come back")
@@ -31,7 +31,7 @@ struct PortCommandTests {
     }
 }
 
-// `vault studio` hands its arguments to the vault-studio tool (the Studio package) the same way.
+// `vault studio` hands its arguments to the vault-studio tool (of the Server package) the same way.
 @Suite("vault studio")
 struct StudioCommandTests {
     @Test("without the vault-studio tool: exit 69 and how to build it")
@@ -40,7 +40,7 @@ struct StudioCommandTests {
         let run = try runVault(["studio", "x.vault", "--key-file", "k"],
                                environment: ["PATH": directory.url.path, "VAULT_STUDIO": directory.file("none").path], in: directory.url)
         #expect(run.status == 69)
-        #expect(run.error.contains("cd Studio && swift build -c release"))
+        #expect(run.error.contains("cd Server && swift build -c release --product vault-studio"))
     }
 
     @Test("with a tool at $VAULT_STUDIO: every argument reaches it, its output and exit status come back")

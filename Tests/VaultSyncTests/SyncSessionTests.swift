@@ -6,7 +6,7 @@ import VaultTestSupport
 
 // The client side of sync through a server, without a server: the wire
 // format, the configuration, and a session that cannot reach anything.
-// (Sessions against a real server on PostgreSQL are tested in SyncServer/.)
+// (Sessions against a real server on PostgreSQL are tested in Server/.)
 
 @Suite("The sync wire protocol")
 struct SyncWireMessageTests {

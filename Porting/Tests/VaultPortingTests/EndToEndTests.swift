@@ -43,7 +43,7 @@ struct EndToEndTests {
         #expect(port.status == 0)
         let build = Process()
         build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        build.arguments = ["swift", "build", "-j", "1", "--package-path", directory.url.path]
+        build.arguments = ["swift", "build", "--package-path", directory.url.path]
         let output = Pipe()
         build.standardOutput = output
         build.standardError = output

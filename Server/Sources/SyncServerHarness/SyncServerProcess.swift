@@ -132,5 +132,5 @@ public func builtExecutable(_ name: String) throws -> URL {
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         directory = directory.deletingLastPathComponent()
     }
-    throw HarnessError("\(name) was not built next to \(CommandLine.arguments[0]): run `swift build` in SyncServer/ first")
+    throw HarnessError("\(name) was not built next to \(CommandLine.arguments[0]): run `swift build` in Server/ first")
 }

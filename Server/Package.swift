@@ -1,7 +1,10 @@
 // swift-tools-version:6.0
-// vault-sync-server, the relay devices sync through, lives in its own package
-// so that apps depending on VaultKit (and its VaultSync client) never resolve
-// SwiftNIO, Hummingbird or postgres-nio.
+// VaultKit's two HTTP servers live in this package of their own, so that apps
+// depending on VaultKit (and its VaultSync client) never resolve SwiftNIO,
+// Hummingbird or postgres-nio:
+// - vault-sync-server, the relay devices sync through (Hummingbird, WebSocket, PostgreSQL);
+// - vault-studio, a local web browser for a vault (Hummingbird, 127.0.0.1 only).
+// They share one package, and so one build of SwiftNIO and Hummingbird.
 import Foundation
 import PackageDescription
 
@@ -14,13 +17,15 @@ let parent = URL(fileURLWithPath: #filePath)
     .lowercased()
 
 let package = Package(
-    name: "VaultSyncServer",
+    name: "VaultServer",
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "VaultSyncServer", targets: ["VaultSyncServer"]),
         .executable(name: "vault-sync-server", targets: ["vault-sync-server"]),
         .executable(name: "vault-sync-demo", targets: ["vault-sync-demo"]),
         .executable(name: "vault-sync-bench", targets: ["vault-sync-bench"]),
+        .library(name: "VaultStudio", targets: ["VaultStudio"]),
+        .executable(name: "vault-studio", targets: ["vault-studio"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -33,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // The relay: token auth, the PostgreSQL store, the WebSocket protocol, limits, health and metrics.
@@ -103,6 +109,37 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "VaultSync", package: parent),
                 .product(name: "VaultKit", package: parent),
+            ]
+        ),
+        // vault-studio: the web application (pages, forms, the JSON export) and its command line.
+        .target(
+            name: "VaultStudio",
+            dependencies: [
+                .product(name: "VaultKit", package: parent),
+                .product(name: "VaultCore", package: parent),
+                .product(name: "VaultInterchange", package: parent),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(
+            name: "vault-studio",
+            dependencies: [
+                "VaultStudio",
+                .product(name: "VaultCore", package: parent),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Over HTTP and in headless Chromium, against the built executable.
+        .testTarget(
+            name: "VaultStudioTests",
+            dependencies: [
+                "VaultStudio",
+                "vault-studio",
+                .product(name: "VaultKit", package: parent),
+                .product(name: "VaultCore", package: parent),
             ]
         ),
     ],
