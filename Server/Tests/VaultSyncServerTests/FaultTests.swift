@@ -21,6 +21,11 @@ struct FaultTests {
                                                          space: fixture.space, token: phoneSetup.sync.token, syncKey: fixture.syncKey,
                                                          reconnectDelay: .milliseconds(5) ... .milliseconds(40)))
         let phone = try OpenDevice(phoneSetup)
+        // Uploads cut short are retried: the progress still ends complete (each byte counted once).
+        let uploads = Shared<[SyncSession.Progress]>([])
+        let uploadToken = try phone.session.addProgressNotification(for: .upload, mode: .reportIndefinitely) { progress in
+            uploads.update { $0.append(progress) }
+        }
         for index in 0..<60 {
             try phone.add("p\(index)", title: "phone \(index)")
             if index.isMultiple(of: 3) { try await Task.sleep(for: .milliseconds(5)) }
@@ -29,6 +34,8 @@ struct FaultTests {
         try await phone.session.wait(for: .download)
         try await tablet.session.wait(for: .download)
         #expect(proxy.cutCount >= 10)
+        #expect(try await eventually { uploads.value.last?.isTransferComplete == true })
+        uploadToken?.invalidate()
         let titles = try phone.titles()
         #expect(titles.count == 70)
         #expect(try tablet.titles() == titles)

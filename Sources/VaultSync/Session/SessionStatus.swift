@@ -62,13 +62,15 @@ final class SessionStatus: @unchecked Sendable {
         }
     }
 
+    /// Observers are called on `callbacks`, a serial queue, and every call is queued while
+    /// `lock` is held: two threads reporting at once queue their calls in the order their
+    /// values were recorded, so the last call an observer hears is always the latest value.
     func setConnection(_ state: SyncSession.ConnectionState) {
-        let observers: [@Sendable (SyncSession.ConnectionState) -> Void] = lock.withLock {
-            guard connection != state else { return [] }
+        lock.withLock {
+            guard connection != state else { return }
             connection = state
-            return Array(connectionObservers.values)
+            for observer in connectionObservers.values { callbacks.async { observer(state) } }
         }
-        for observer in observers { callbacks.async { observer(state) } }
     }
 
     /// Reports an error; a final one stops the session and fails every waiter.
@@ -149,47 +151,49 @@ final class SessionStatus: @unchecked Sendable {
 
     func addProgressObserver(direction: SyncSession.ProgressDirection, mode: SyncSession.ProgressMode,
                              block: @escaping @Sendable (SyncSession.Progress) -> Void) -> Int {
-        let (id, current): (Int, SyncSession.Progress) = lock.withLock {
+        lock.withLock {
             nextID += 1
             let current = lastProgress[direction] ?? SyncSession.Progress(transferredBytes: 0, transferrableBytes: 0)
             progressObservers[nextID] = ProgressObserver(direction: direction, mode: mode, block: block,
                                                          target: mode == .forCurrentlyOutstandingWork ? current.transferrableBytes : nil)
-            return (nextID, current)
+            deliver(direction, current, only: nextID)
+            return nextID
         }
-        progress(direction, current, only: id)
-        return id
     }
 
     func removeProgressObserver(_ id: Int) { lock.withLock { _ = progressObservers.removeValue(forKey: id) } }
 
-    /// Tells the observers of `direction` (or only observer `only`) where it stands.
-    func progress(_ direction: SyncSession.ProgressDirection, _ progress: SyncSession.Progress, only: Int? = nil) {
-        let calls: [(@Sendable (SyncSession.Progress) -> Void, SyncSession.Progress)] = lock.withLock {
-            if only == nil { lastProgress[direction] = progress }
-            var calls: [(@Sendable (SyncSession.Progress) -> Void, SyncSession.Progress)] = []
-            for (id, observer) in progressObservers where observer.direction == direction && (only == nil || only == id) {
-                guard let target = observer.target else {
-                    calls.append((observer.block, progress))
-                    continue
-                }
-                // Outstanding work only: the total is fixed at registration.
-                let capped = SyncSession.Progress(transferredBytes: min(progress.transferredBytes, target), transferrableBytes: target)
-                calls.append((observer.block, capped))
-                if capped.isTransferComplete { progressObservers[id] = nil }
-            }
-            return calls
+    /// Tells the observers of `direction` where it stands.
+    func progress(_ direction: SyncSession.ProgressDirection, _ progress: SyncSession.Progress) {
+        lock.withLock {
+            lastProgress[direction] = progress
+            deliver(direction, progress, only: nil)
         }
-        for (block, value) in calls { callbacks.async { block(value) } }
+    }
+
+    /// Queues the calls of the observers of `direction` (or only observer `only`);
+    /// `lock` is held, so that observers hear values in the order they were recorded.
+    private func deliver(_ direction: SyncSession.ProgressDirection, _ progress: SyncSession.Progress, only: Int?) {
+        for (id, observer) in progressObservers where observer.direction == direction && (only == nil || only == id) {
+            guard let target = observer.target else {
+                callbacks.async { observer.block(progress) }
+                continue
+            }
+            // Outstanding work only: the total is fixed at registration.
+            let capped = SyncSession.Progress(transferredBytes: min(progress.transferredBytes, target), transferrableBytes: target)
+            callbacks.async { observer.block(capped) }
+            if capped.isTransferComplete { progressObservers[id] = nil }
+        }
     }
 
     func addConnectionObserver(_ block: @escaping @Sendable (SyncSession.ConnectionState) -> Void) -> Int {
-        let (id, current): (Int, SyncSession.ConnectionState) = lock.withLock {
+        lock.withLock {
             nextID += 1
             connectionObservers[nextID] = block
-            return (nextID, connection)
+            let current = connection
+            callbacks.async { block(current) }
+            return nextID
         }
-        callbacks.async { block(current) }
-        return id
     }
 
     func removeConnectionObserver(_ id: Int) { lock.withLock { _ = connectionObservers.removeValue(forKey: id) } }

@@ -186,7 +186,11 @@ final class SyncEngine: @unchecked Sendable {
         guard !sealed.isEmpty else { return }
         let total = sealed.reduce(0) { $0 + $1.envelope.count }
         let progress = lock.withLock { () -> SyncSession.Progress in
-            uploadableBytes += total
+            // What is uploaded plus what is pending now: a round cut short by a lost
+            // connection leaves its unsent change sets pending, and the next round
+            // counts them again; adding would count them twice, and the progress
+            // would never reach complete.
+            uploadableBytes = uploadedBytes + total
             return SyncSession.Progress(transferredBytes: uploadedBytes, transferrableBytes: uploadableBytes)
         }
         status.progress(.upload, progress)
