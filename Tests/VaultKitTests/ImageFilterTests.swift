@@ -189,4 +189,63 @@ struct ImageColumnTests {
             #expect((0..<values.count).map { column.isNull(at: $0) } == values.map(\.isNull))
         }
     }
+
+    static let integerEdges: [Int64] = [.min, .min + 1, -2, -1, 0, 1, 2, 39, 40, .max - 1, .max]
+    static let realEdges: [Double] = [-.infinity, -.greatestFiniteMagnitude, -1.5, -.leastNonzeroMagnitude, -0.0, 0.0,
+                                      .leastNonzeroMagnitude, 1.5, 39.999_999_999_999_99, 40, .greatestFiniteMagnitude, .infinity]
+
+    /// Swift's comparison of two non-NaN numbers of one kind, which is SQLite's.
+    static func expected<T: Comparable>(_ value: T, _ op: ImageFilter.Operator, _ bound: T) -> ImageFilter.Truth {
+        let holds = switch op {
+        case .equal: value == bound
+        case .notEqual: value != bound
+        case .less: value < bound
+        case .lessOrEqual: value <= bound
+        case .greater: value > bound
+        case .greaterOrEqual: value >= bound
+        }
+        return holds ? .true : .false
+    }
+
+    @Test("a column of numbers is compared in one loop, as Swift compares each value, at every edge")
+    func numberLoops() {
+        let operators: [ImageFilter.Operator] = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]
+        var integers = ImageColumn(), reals = ImageColumn()
+        for value in Self.integerEdges { integers.append(.integer(value)) }
+        for value in Self.realEdges { reals.append(.real(value)) }
+        for op in operators {
+            for bound in Self.integerEdges {
+                #expect(integers.truths(op, .integer(bound), count: integers.count) == Self.integerEdges.map { Self.expected($0, op, bound) },
+                        "\(op) \(bound)")
+                // AND-ed into truths already there: a false stays false, an unknown stays unknown where the comparison holds.
+                let before: [ImageFilter.Truth] = Self.integerEdges.indices.map { [.true, .false, .unknown][$0 % 3] }
+                var refined = before
+                #expect(integers.refine(&refined, op, .integer(bound)))
+                #expect(refined == zip(before, Self.integerEdges).map { Self.expected($1, op, bound) == .true ? $0 : .false }, "\(op) \(bound)")
+            }
+            for bound in Self.realEdges {
+                #expect(reals.truths(op, .real(bound), count: reals.count) == Self.realEdges.map { Self.expected($0, op, bound) },
+                        "\(op) \(bound)")
+            }
+        }
+        // A NULL anywhere, a NULL or NaN bound, or a bound of the other kind: no loop (the row-by-row comparison answers).
+        var withNull = integers
+        withNull.append(.null)
+        var unchanged: [ImageFilter.Truth] = Array(repeating: .true, count: withNull.count)
+        #expect(!withNull.refine(&unchanged, .less, .integer(3)))
+        var truths: [ImageFilter.Truth] = Array(repeating: .true, count: integers.count)
+        #expect(!integers.refine(&truths, .less, .real(3.5)))
+        #expect(truths == Array(repeating: .true, count: integers.count))
+        var realTruths: [ImageFilter.Truth] = Array(repeating: .true, count: reals.count)
+        #expect(!reals.refine(&realTruths, .less, .real(.nan)))
+        #expect(!reals.refine(&realTruths, .less, .integer(3)))
+        #expect(realTruths == Array(repeating: .true, count: reals.count))
+    }
+
+    @Test("a truth's stored byte is its raw value (the loops write raw values in place)")
+    func truthLayout() {
+        for truth in [ImageFilter.Truth.false, .true, .unknown] {
+            #expect(unsafeBitCast(truth, to: UInt8.self) == truth.rawValue)
+        }
+    }
 }

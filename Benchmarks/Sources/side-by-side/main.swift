@@ -18,7 +18,7 @@ struct Settings {
     var detail = false
     /// Skips `sync()` before the timed commit phases (to see what the settling changes).
     var settle = true
-    /// Repeats one workload (fetch, iterate, filtered, update, insert — 10,000 new objects in one transaction — or 200 single-object commits) on one store, for a profiler.
+    /// Repeats one workload (fetch, iterate, collect — iterate after a one-object write —, filtered, update, insert — 10,000 new objects in one transaction — or 200 single-object commits) on one store, for a profiler.
     var profile: String?
 
     init(_ arguments: [String]) {
@@ -38,7 +38,7 @@ struct Settings {
             case "--no-settle": settle = false
             case "--quick": (objects, fetches, commits, updates, repetitions) = (10_000, 10_000, 300, 1_000, 2)
             default:
-                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|filtered|commits|update|insert] [--detail] [--no-settle]")
+                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|collect|filtered|commits|update|insert] [--detail] [--no-settle]")
                 exit(2)
             }
             index += 1
@@ -108,6 +108,10 @@ func threadCPUTime() -> UInt64 {
         switch workload {
         case "fetch": sum &+= try store.fetchFast(keys)
         case "iterate": sum &+= try store.iterateAll()
+        case "collect":
+            // The timed iterate phase's pass: the first at a version (a one-object write moves it).
+            try store.update([keys[pass % keys.count]])
+            sum &+= try store.iterateAll()
         case "commits": try store.singleCommits((0..<200).map { Item.make(10_000_000 + pass * 1_000 + $0) })
         case "update": try store.update(Array(keys.prefix(settings.updates)))
         case "insert": try store.bulkInsert((0..<10_000).map { Item.make(20_000_000 + pass * 10_000 + $0) })

@@ -30,6 +30,8 @@ struct ImageColumn {
     private var values: [DatabaseValue] = []
     /// Per row, whether it is NULL: empty until the first NULL.
     private var nulls: [Bool] = []
+    /// Whether no row is NULL.
+    var hasNoNulls: Bool { nulls.isEmpty }
 
     /// The bytes the column holds, estimated (values' heap storage included).
     private(set) var byteCount = 0
@@ -276,44 +278,108 @@ struct ImageColumn {
     /// SQLite's truth of `value op bound` for every row: one loop over the
     /// numbers when the column holds only numbers of the bound's kind, else row by row.
     func truths(_ op: ImageFilter.Operator, _ bound: DatabaseValue, count: Int) -> [ImageFilter.Truth] {
-        if nulls.isEmpty, !ImageFilter.isNull(bound) {
-            switch (kind, bound) {
-            case (.integer, .integer(let other)):
-                // One loop per operator: the comparison inlined, no per-row switch.
-                switch op {
-                case .equal: return Self.truths(numbers) { $0 == other }
-                case .notEqual: return Self.truths(numbers) { $0 != other }
-                case .less: return Self.truths(numbers) { $0 < other }
-                case .lessOrEqual: return Self.truths(numbers) { $0 <= other }
-                case .greater: return Self.truths(numbers) { $0 > other }
-                case .greaterOrEqual: return Self.truths(numbers) { $0 >= other }
+        if let test = NumberRangeTest(column: self, op, bound) {
+            return [ImageFilter.Truth](unsafeUninitializedCapacity: count) { truths, initialized in
+                truths.withMemoryRebound(to: UInt8.self) { truths in
+                    numbers.withUnsafeBufferPointer { test.write(truths, from: $0, refining: false) }
                 }
-            case (.real, .real(let other)):
-                // A `.real` column holds no NaN (one stored as text makes it `.values`) and the bound
-                // is not NaN (that is NULL, above): Swift's comparisons are SQLite's here (-0 == 0 too).
-                @inline(__always) func real(_ bits: Int64) -> Double { Double(bitPattern: UInt64(bitPattern: bits)) }
-                switch op {
-                case .equal: return Self.truths(numbers) { real($0) == other }
-                case .notEqual: return Self.truths(numbers) { real($0) != other }
-                case .less: return Self.truths(numbers) { real($0) < other }
-                case .lessOrEqual: return Self.truths(numbers) { real($0) <= other }
-                case .greater: return Self.truths(numbers) { real($0) > other }
-                case .greaterOrEqual: return Self.truths(numbers) { real($0) >= other }
-                }
-            default: break
+                initialized = count
             }
         }
         return (0..<count).map { ImageFilter.compare(self, $0, op, bound) }
     }
 
-    /// `.true` where `holds` does, `.false` elsewhere: one pass over the numbers.
-    @inline(__always)
-    private static func truths(_ numbers: [Int64], _ holds: (Int64) -> Bool) -> [ImageFilter.Truth] {
-        [ImageFilter.Truth](unsafeUninitializedCapacity: numbers.count) { truths, initialized in
-            numbers.withUnsafeBufferPointer { numbers in
-                for row in numbers.indices { truths.initializeElement(at: row, to: holds(numbers[row]) ? .true : .false) }
+    /// SQL's `truths AND (value op bound)`, in place, when one loop over the
+    /// numbers can tell it (see ``NumberRangeTest``); false (nothing changed) otherwise.
+    /// The comparison is never unknown there, so a row stays as it was where it
+    /// holds and becomes `.false` where it does not.
+    func refine(_ truths: inout [ImageFilter.Truth], _ op: ImageFilter.Operator, _ bound: DatabaseValue) -> Bool {
+        guard let test = NumberRangeTest(column: self, op, bound), truths.count == count else { return false }
+        truths.withUnsafeMutableBufferPointer { truths in
+            truths.withMemoryRebound(to: UInt8.self) { truths in
+                numbers.withUnsafeBufferPointer { test.write(truths, from: $0, refining: true) }
             }
-            initialized = numbers.count
+        }
+        return true
+    }
+}
+
+/// `value op bound` for a column of numbers with no NULL and a bound of the
+/// same kind that is not NULL, as one test of a closed range: every operator
+/// is a range (`<` below the bound's predecessor, `!=` outside `[bound, bound]`),
+/// so a loop over the column is a pair of comparisons per row, with no branch
+/// on the operator. Integers' predecessor and successor are exact; a real's
+/// are its neighbouring doubles, which, with no NaN on either side, select
+/// exactly the values `<` and `>` select (`-0.0` and `0.0` are equal in both).
+struct NumberRangeTest {
+    private enum Bounds {
+        case integers(Int64, Int64)
+        case reals(Double, Double)
+        case nothing
+    }
+
+    private let bounds: Bounds
+    private let negated: Bool
+
+    /// Nil when the column may hold NULLs or mixes kinds, or the bound is NULL
+    /// or of the other kind (those go row by row through `ImageFilter.compare`).
+    init?(column: ImageColumn, _ op: ImageFilter.Operator, _ bound: DatabaseValue) {
+        guard column.hasNoNulls, !ImageFilter.isNull(bound) else { return nil }
+        negated = op == .notEqual
+        switch (column.kind, bound) {
+        case (.integer, .integer(let value)):
+            switch op {
+            case .equal, .notEqual: bounds = .integers(value, value)
+            case .less: bounds = value == .min ? .nothing : .integers(.min, value - 1)
+            case .lessOrEqual: bounds = .integers(.min, value)
+            case .greater: bounds = value == .max ? .nothing : .integers(value + 1, .max)
+            case .greaterOrEqual: bounds = .integers(value, .max)
+            }
+        case (.real, .real(let value)):
+            // A `.real` column holds no NaN (one stored as text makes it `.values`), and the bound is not NaN (that is NULL).
+            switch op {
+            case .equal, .notEqual: bounds = .reals(value, value)
+            case .less: bounds = value == -.infinity ? .nothing : .reals(-.infinity, value.nextDown)
+            case .lessOrEqual: bounds = .reals(-.infinity, value)
+            case .greater: bounds = value == .infinity ? .nothing : .reals(value.nextUp, .infinity)
+            case .greaterOrEqual: bounds = .reals(value, .infinity)
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Writes the comparison's truth for each number (an integer, or a real's
+    /// bit pattern) as a truth's raw value (`.false` is 0, `.true` 1), or, when
+    /// `refining`, ANDs it into the truth there (a mask of all ones keeps it,
+    /// zero makes it `.false`). One loop per case, the operator decided outside
+    /// it and no branch inside (the range's low end is never above its high end).
+    func write(_ truths: UnsafeMutableBufferPointer<UInt8>, from numbers: UnsafeBufferPointer<Int64>, refining: Bool) {
+        let count = Swift.min(truths.count, numbers.count)
+        let (whenInside, whenOutside): (UInt8, UInt8) = refining ? (negated ? (0, 0xFF) : (0xFF, 0)) : (negated ? (0, 1) : (1, 0))
+        switch bounds {
+        case .integers(let low, let high):
+            // `low <= value <= high` as one unsigned comparison of the distances from `low`.
+            let span = UInt64(bitPattern: high &- low)
+            if refining {
+                for row in 0..<count { truths[row] &= UInt64(bitPattern: numbers[row] &- low) <= span ? whenInside : whenOutside }
+            } else {
+                for row in 0..<count { truths[row] = UInt64(bitPattern: numbers[row] &- low) <= span ? whenInside : whenOutside }
+            }
+        case .reals(let low, let high):
+            // With no NaN and `low <= high`, a value is never below `low` and above `high`:
+            // it is inside exactly when both comparisons agree.
+            @inline(__always) func inside(_ bits: Int64) -> Bool {
+                let value = Double(bitPattern: UInt64(bitPattern: bits))
+                return (value >= low) == (value <= high)
+            }
+            if refining {
+                for row in 0..<count { truths[row] &= inside(numbers[row]) ? whenInside : whenOutside }
+            } else {
+                for row in 0..<count { truths[row] = inside(numbers[row]) ? whenInside : whenOutside }
+            }
+        case .nothing:
+            for row in 0..<count { truths[row] = refining ? truths[row] & whenOutside : whenOutside }
         }
     }
 }

@@ -32,7 +32,10 @@ import VaultCore
 
 /// A filter evaluated on a ``TableImage``'s rows (see above).
 struct ImageFilter {
-    /// The truth of a condition: SQL's three values.
+    /// The truth of a condition: SQL's three values. Declared in raw-value
+    /// order, so the byte Swift stores for a case is its raw value: the number
+    /// loops (`NumberRangeTest`) write and mask raw values in place
+    /// (`ImageColumnTests.truthLayout` checks it).
     enum Truth: UInt8 {
         case `false` = 0, `true` = 1, unknown = 2
     }
@@ -74,11 +77,21 @@ struct ImageFilter {
     /// The rows of `image` that match, ascending.
     func matchingRows(in image: TableImage) -> [Int] {
         let truths = Self.truths(root, image)
-        var rows: [Int] = []
-        truths.withUnsafeBufferPointer { truths in
-            for row in truths.indices where truths[row] == .true { rows.append(row) }
+        return truths.withUnsafeBufferPointer { truths in
+            truths.withMemoryRebound(to: UInt8.self) { truths in
+                // Counted first, then written: no growth, no per-row capacity check.
+                var matches = 0
+                for truth in truths { matches &+= truth == Truth.true.rawValue ? 1 : 0 }
+                return [Int](unsafeUninitializedCapacity: matches) { rows, initialized in
+                    var next = 0
+                    for row in truths.indices where truths[row] == Truth.true.rawValue && next < matches {
+                        rows.initializeElement(at: next, to: row)
+                        next += 1
+                    }
+                    initialized = next
+                }
+            }
         }
-        return rows
     }
 
     // MARK: Evaluation, a column at a time
@@ -92,7 +105,10 @@ struct ImageFilter {
         case .constant(let value):
             return Array(repeating: value ? .true : .false, count: count)
         case .and(let a, let b):
-            return combine(truths(a, image), truths(b, image), both)
+            var left = truths(a, image)
+            // A comparison of a column of numbers narrows the left side's truths in place.
+            if case .compare(let column, let op, let bound) = b, image.columns[column].refine(&left, op, bound) { return left }
+            return combine(left, truths(b, image), both)
         case .or(let a, let b):
             return combine(truths(a, image), truths(b, image)) { left, right in
                 if left == .true || right == .true { return .true }
@@ -112,8 +128,9 @@ struct ImageFilter {
         case .compare(let column, let op, let bound):
             return image.columns[column].truths(op, bound, count: count)
         case .between(let column, let low, let high):
-            return combine(image.columns[column].truths(.greaterOrEqual, low, count: count),
-                           image.columns[column].truths(.lessOrEqual, high, count: count), both)
+            var left = image.columns[column].truths(.greaterOrEqual, low, count: count)
+            if image.columns[column].refine(&left, .lessOrEqual, high) { return left }
+            return combine(left, image.columns[column].truths(.lessOrEqual, high, count: count), both)
         case .oneOf(let column, let values):
             var result = Array(repeating: Truth.unknown, count: count)
             image.columns.withUnsafeBufferPointer { columns in
