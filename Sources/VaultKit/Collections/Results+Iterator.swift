@@ -48,12 +48,13 @@ extension Results {
         /// (callgrind, iterating 200,100 objects: 1,462 M instructions with
         /// batches of 256, 1,423 M with 64; each batch re-seeks its B-tree once).
         private static var batchSize: Int { 64 }
-        /// Objects made from an image at a time: enough to fill them a column at a
-        /// time, few enough that, with the previous batch freed first, the batch's
-        /// allocations (about five per object, of a few sizes) come from and go back
-        /// to glibc's per-thread cache, which keeps seven blocks per size. With 64,
-        /// the rest took malloc's slower paths (callgrind, ten loops over 20,010
-        /// objects, malloc's and free's own work 204 M instructions with 64, 129 M with 6).
+        /// Objects made from an image at a time: few enough that, with the previous
+        /// batch freed first, the batch's allocations (the model object and its
+        /// `ManagedObject`, and the strings its reads decode) come from and go back
+        /// to glibc's per-thread cache, which keeps seven blocks per size. With 64
+        /// (when each object also had a row buffer), the rest took malloc's slower
+        /// paths (callgrind, ten loops over 20,010 objects, malloc's and free's own
+        /// work 204 M instructions with 64, 129 M with 6).
         private static var imageBatchSize: Int { 6 }
         /// Keyset iteration: the query, the smallest row id not read yet, the largest to read.
         private var keyset: (query: SQLFragment, from: Int64, largest: Int64)?
@@ -182,7 +183,8 @@ extension Results {
         /// checked before each object is handed out.
         private mutating func nextFromImage() -> Element? {
             guard let image else { return nil }
-            guard image.version == vault.contentVersion else { return leaveImage(image) }
+            // A retired image (dropped by the cache to stay inside its byte limit) has freed its rows.
+            guard image.version == vault.contentVersion, !image.isRetired else { return leaveImage(image) }
             if batchPosition == batch.count {
                 let count = imageRows?.count ?? image.count
                 guard imageNext < count else {
@@ -191,11 +193,16 @@ extension Results {
                 }
                 let end = Swift.min(imageNext + Self.imageBatchSize, count)
                 // The previous batch's objects are freed before the next ones are made (see `imageBatchSize`).
-                batch = []
+                batch.removeAll(keepingCapacity: true)
                 if let imageRows {
-                    batch = imageRows[imageNext..<end].withUnsafeBufferPointer { vault.materialize(schema, image: image, rows: $0) }
+                    imageRows.withUnsafeBufferPointer { rows in
+                        vault.materialize(schema, image: image, rows: UnsafeBufferPointer(rebasing: rows[imageNext..<end]), into: &batch)
+                    }
                 } else {
-                    batch = Array(imageNext..<end).withUnsafeBufferPointer { vault.materialize(schema, image: image, rows: $0) }
+                    withUnsafeTemporaryAllocation(of: Int.self, capacity: end - imageNext) { rows in
+                        for index in rows.indices { rows.initializeElement(at: index, to: imageNext + index) }
+                        vault.materialize(schema, image: image, rows: UnsafeBufferPointer(rows), into: &batch)
+                    }
                 }
                 imageNext = end
                 batchPosition = 0
@@ -214,7 +221,7 @@ extension Results {
             self.image = nil
             batch = []
             batchPosition = 0
-            guard let largest = image.rowIDs.last, let query = imageKeyset else { return nil }
+            guard let largest = image.largestRowID, let query = imageKeyset else { return nil }
             var from = Int64.min
             if let lastReturned {
                 // The largest row id there can be was the last: nothing comes after it.

@@ -22,14 +22,14 @@ struct ImageColumn {
     private(set) var count = 0
     /// `.integer`: the integers; `.real`: the doubles' bit patterns.
     /// (`numbers` of a row-id key's column is the image's row-id array.)
-    private var numbers: [Int64] = []
+    fileprivate var numbers: [Int64] = []
     /// `.text`: every row's UTF-8 bytes, end to end, and where each row's end
     /// (an image holds at most `TableImageCache.byteLimit` bytes, so 32 bits suffice).
-    private var textBytes: [UInt8] = []
-    private var textEnds: [UInt32] = []
-    private var values: [DatabaseValue] = []
+    fileprivate var textBytes: [UInt8] = []
+    fileprivate var textEnds: [UInt32] = []
+    fileprivate var values: [DatabaseValue] = []
     /// Per row, whether it is NULL: empty until the first NULL.
-    private var nulls: [Bool] = []
+    fileprivate var nulls: [Bool] = []
     /// Whether no row is NULL.
     var hasNoNulls: Bool { nulls.isEmpty }
 
@@ -189,58 +189,23 @@ struct ImageColumn {
 
     /// The value of row `row`, as SQLite gave it.
     func value(at row: Int) -> DatabaseValue {
-        if isNull(at: row) { return .null }
+        Self.value(at: row, kind: kind, numbers: numbers, textBytes: textBytes, textEnds: textEnds, values: values, nulls: nulls)
+    }
+
+    /// Row `row`'s value in a column's arrays (``value(at:)``, and ``ImageColumnReader``'s reads).
+    @inline(__always)
+    fileprivate static func value(at row: Int, kind: Kind, numbers: [Int64], textBytes: [UInt8], textEnds: [UInt32],
+                                  values: [DatabaseValue], nulls: [Bool]) -> DatabaseValue {
+        if kind == .undecided || (!nulls.isEmpty && nulls[row]) { return .null }
         switch kind {
         case .undecided: return .null
         case .integer: return .integer(numbers[row])
         case .real: return .real(Double(bitPattern: UInt64(bitPattern: numbers[row])))
         case .text:
             let start = row == 0 ? 0 : Int(textEnds[row - 1])
-            return .text(textBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<Int(textEnds[row])]), as: UTF8.self) })
+            let end = Int(textEnds[row])
+            return .text(textBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) })
         case .values: return values[row]
-        }
-    }
-
-    /// Writes the values of rows `rows` into a batch of objects' storage: slot
-    /// `property` of `storages[i]` gets row `rows[i]`'s value. Each slot holds
-    /// the NULL a fresh storage starts with, which owns nothing, so it is
-    /// initialised over. The column's kind is decided once for the batch and its
-    /// arrays borrowed once, not per value (per value, a column read through
-    /// ``value(at:)`` costs a retain and a release of each array it reads).
-    func initialize(_ storages: UnsafeBufferPointer<UnsafeMutablePointer<DatabaseValue>>, property: Int, rows: UnsafeBufferPointer<Int>) {
-        guard nulls.isEmpty else {
-            for index in rows.indices { (storages[index] + property).initialize(to: value(at: rows[index])) }
-            return
-        }
-        switch kind {
-        case .integer:
-            numbers.withUnsafeBufferPointer { numbers in
-                for index in rows.indices { (storages[index] + property).initialize(to: .integer(numbers[rows[index]])) }
-            }
-        case .real:
-            numbers.withUnsafeBufferPointer { numbers in
-                for index in rows.indices {
-                    (storages[index] + property).initialize(to: .real(Double(bitPattern: UInt64(bitPattern: numbers[rows[index]]))))
-                }
-            }
-        case .text:
-            textBytes.withUnsafeBufferPointer { bytes in
-                textEnds.withUnsafeBufferPointer { ends in
-                    for index in rows.indices {
-                        let row = rows[index]
-                        let start = row == 0 ? 0 : Int(ends[row - 1])
-                        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<Int(ends[row])]), as: UTF8.self)
-                        (storages[index] + property).initialize(to: .text(text))
-                    }
-                }
-            }
-        case .values:
-            values.withUnsafeBufferPointer { values in
-                for index in rows.indices { (storages[index] + property).initialize(to: values[rows[index]]) }
-            }
-        case .undecided:
-            // Only NULLs: the slots already hold them.
-            break
         }
     }
 
@@ -301,6 +266,35 @@ struct ImageColumn {
             }
         }
         return true
+    }
+}
+
+/// One image column for reads by row (the values of objects made from the
+/// image): the column's arrays, shared with it rather than copied, as constants
+/// of a class. A read through the `ImageColumn` struct inside the image's array
+/// retained and released each array it touched (about three pairs a read, by
+/// callgrind); through a class's constants, borrowed, it touches no counts.
+final class ImageColumnReader {
+    private let kind: ImageColumn.Kind
+    private let numbers: [Int64]
+    private let textBytes: [UInt8]
+    private let textEnds: [UInt32]
+    private let values: [DatabaseValue]
+    private let nulls: [Bool]
+
+    init(_ column: ImageColumn) {
+        kind = column.kind
+        numbers = column.numbers
+        textBytes = column.textBytes
+        textEnds = column.textEnds
+        values = column.values
+        nulls = column.nulls
+    }
+
+    /// The value of row `row`, as SQLite gave it.
+    @inline(__always)
+    func value(at row: Int) -> DatabaseValue {
+        ImageColumn.value(at: row, kind: kind, numbers: numbers, textBytes: textBytes, textEnds: textEnds, values: values, nulls: nulls)
     }
 }
 

@@ -26,8 +26,7 @@ extension Results {
         if let image { return (image, filter) }
         // Only a filter builds here: a whole class's iteration builds as it goes (Results+Iterator).
         guard filter != nil, cache.recordFilteredRead(schema, version: version),
-              let built = owner.readTableImage(schema) else { return nil }
-        cache.store(built)
+              let built = owner.readTableImage(schema), cache.store(built) else { return nil }
         return (built, filter)
     }
 
@@ -64,37 +63,25 @@ extension Results {
 
 extension Vault {
     /// Managed objects for rows `rows` of a table image of `schema`'s class (in
-    /// that order), at the image's version (the vault's current one): the values
-    /// copied, as `materializeCurrentRow` decodes them from a statement, a
-    /// column at a time (see ``ImageColumn/initialize(_:property:rows:)``).
+    /// that order), at the image's version (the vault's current one): each reads
+    /// its values from the image until it detaches (see ManagedObject+TableImage.swift).
     func materialize(_ schema: ObjectSchema, image: TableImage, rows: UnsafeBufferPointer<Int>) -> [ObjectBase] {
-        let tracksObservation = session.tracksObservation
-        var managers: [ManagedObject] = []
-        managers.reserveCapacity(rows.count)
-        var storages: [UnsafeMutablePointer<DatabaseValue>] = []
-        storages.reserveCapacity(rows.count)
-        image.rowIDs.withUnsafeBufferPointer { rowIDs in
-            for row in rows {
-                let manager = ManagedObject(vault: self, schema: schema, rowID: rowIDs[row], version: image.version, tracksObservation: tracksObservation)
-                managers.append(manager)
-                storages.append(manager.storage)
-            }
-        }
-        storages.withUnsafeBufferPointer { storages in
-            image.columns.withUnsafeBufferPointer { columns in
-                schema.columnIndexes.withUnsafeBufferPointer { properties in
-                    for offset in properties.indices { columns[offset].initialize(storages, property: properties[offset], rows: rows) }
-                }
-            }
-        }
         var objects: [ObjectBase] = []
         objects.reserveCapacity(rows.count)
-        for manager in managers {
-            let object = schema.type.init()
-            object.manager = manager
-            objects.append(object)
-        }
+        materialize(schema, image: image, rows: rows, into: &objects)
         return objects
+    }
+
+    /// ``materialize(_:image:rows:)``, appending to `objects` (an iterator's batch, whose room is reused).
+    func materialize(_ schema: ObjectSchema, image: TableImage, rows: UnsafeBufferPointer<Int>, into objects: inout [ObjectBase]) {
+        let tracksObservation = session.tracksObservation
+        image.rowIDs.withUnsafeBufferPointer { rowIDs in
+            for row in rows {
+                let object = schema.type.init()
+                object.manager = ManagedObject(vault: self, schema: schema, image: image, row: row, rowID: rowIDs[row], tracksObservation: tracksObservation)
+                objects.append(object)
+            }
+        }
     }
 
     /// Every row of `schema`'s class, read into a table image at the current

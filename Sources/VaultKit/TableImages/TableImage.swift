@@ -16,10 +16,9 @@ import VaultCore
 // column values (the values a managed object is built from). While the vault
 // stays at that version, iterating the class, or a filtered `Results` of it
 // whose filter the image can test (`ImageFilter`), reads the image: the
-// filter is a loop over values, and the matches become managed objects by
-// copying their values, as building them from a statement does — a batch of
-// objects at a time, filled a column at a time, so that a column's arrays are
-// borrowed once per batch rather than retained and released per value. The objects are
+// filter is a loop over values, and the matches become managed objects that
+// read their values from the image itself (ManagedObject+TableImage.swift:
+// no row is copied unless something needs it copied). The objects are
 // the same objects, at the same version, with the same values, as those the
 // statement would give; only where the values come from differs.
 //
@@ -42,7 +41,8 @@ import VaultCore
 // rollback and every advance to another commit moves), as the primary-key
 // cache is: there is nothing to patch and nothing to miss. The session frees
 // its images the moment its version moves (`VaultSession.contentVersion`'s
-// observer), so a stale image never holds memory. An iteration that
+// observer), so a stale image never holds memory: dropping one retires it,
+// and the objects still reading from it copy their rows out first. An iteration that
 // meets a moved version (a write inside the loop) drops the rest of the batch
 // it made (the version is checked before each object is handed out) and
 // continues from the row after the last one it returned, with the statement
@@ -67,12 +67,22 @@ final class TableImage {
     let schema: ObjectIdentifier
     /// The content version the rows are of.
     let version: UInt64
-    /// Row ids, ascending.
-    let rowIDs: [Int64]
-    /// The columns, each with a value per row.
-    let columns: [ImageColumn]
+    /// Row ids, ascending (empty once retired).
+    private(set) var rowIDs: [Int64]
+    /// The columns, each with a value per row (empty once retired).
+    private(set) var columns: [ImageColumn]
     /// The memory the image holds, estimated.
     let byteCount: Int
+    /// The largest row id, kept past retirement (an iteration leaving the image goes on up to it).
+    let largestRowID: Int64?
+    /// The cache dropped the image and its rows are freed (see ``retire()``).
+    private(set) var isRetired = false
+    /// The first of the objects reading their values from this image (see ManagedObject+TableImage.swift).
+    unowned(unsafe) var firstObject: ManagedObject?
+    /// A reader per column (retained here; released when the rows are freed): a
+    /// plain buffer, so that a read loads a reader without counting references.
+    let readers: UnsafeMutablePointer<Unmanaged<ImageColumnReader>>
+    private let readerCount: Int
 
     fileprivate init(schema: ObjectIdentifier, version: UInt64, rowIDs: [Int64], columns: [ImageColumn], byteCount: Int) {
         self.schema = schema
@@ -80,6 +90,38 @@ final class TableImage {
         self.rowIDs = rowIDs
         self.columns = columns
         self.byteCount = byteCount
+        largestRowID = rowIDs.last
+        readerCount = columns.count
+        readers = .allocate(capacity: Swift.max(columns.count, 1))
+        for (index, column) in columns.enumerated() { (readers + index).initialize(to: .passRetained(ImageColumnReader(column))) }
+    }
+
+    deinit {
+        // A retired image released its readers then.
+        if !isRetired { releaseReaders() }
+    }
+
+    /// Row `row`'s value in column `column` (in `ObjectSchema.columnIndexes` order);
+    /// NULL once the image is retired (no object reads a retired image: they detach first).
+    @inline(__always)
+    func value(row: Int, column: Int) -> DatabaseValue {
+        guard !isRetired else { return .null }
+        return readers[column]._withUnsafeGuaranteedRef { $0.value(at: row) }
+    }
+
+    /// Frees the rows (``retire()``, once no object reads from them).
+    func freeRows() {
+        guard !isRetired else { return }
+        isRetired = true
+        rowIDs = []
+        columns = []
+        releaseReaders()
+    }
+
+    /// Releases the readers and their buffer (once: at retirement, or at the end).
+    private func releaseReaders() {
+        for index in 0..<readerCount { readers[index].release() }
+        readers.deallocate()
     }
 
     /// The number of rows.

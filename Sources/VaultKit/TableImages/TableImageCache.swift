@@ -2,7 +2,9 @@ import Foundation
 import VaultCore
 
 /// A vault instance's table images (see TableImage.swift): at most one per
-/// class, all of one content version, together within ``byteLimit``.
+/// class, all of one content version, together within ``byteLimit``. An image
+/// the cache drops is retired (``TableImage/retire()``), so that the objects
+/// made from it never keep its rows in memory.
 ///
 /// Used only inside its session's confinement (never by a frozen session), so
 /// its fields skip Swift's dynamic exclusivity checks, as the other per-session
@@ -39,21 +41,30 @@ final class TableImageCache {
 
     /// Keeps `image` as its class's image, dropping images of another version
     /// and, if the total would pass ``byteLimit``, the largest others; an image
-    /// larger than the limit is not kept.
-    func store(_ image: TableImage) {
+    /// larger than the limit is not kept (false: the caller must not hand out
+    /// objects from it, since only a kept image is retired when its version passes).
+    @discardableResult
+    func store(_ image: TableImage) -> Bool {
         if images.values.contains(where: { $0.version != image.version }) { removeAll() }
-        if let earlier = images.removeValue(forKey: image.schema) { bytes -= earlier.byteCount }
-        guard image.byteCount <= Self.byteLimit else { return }
+        if let earlier = images.removeValue(forKey: image.schema) {
+            bytes -= earlier.byteCount
+            if earlier !== image { earlier.retire() }
+        }
+        guard image.byteCount <= Self.byteLimit else { return false }
         while bytes + image.byteCount > Self.byteLimit, let (id, other) = images.max(by: { $0.value.byteCount < $1.value.byteCount }) {
             images[id] = nil
             bytes -= other.byteCount
+            other.retire()
         }
         images[image.schema] = image
         bytes += image.byteCount
+        return true
     }
 
-    /// Drops every image (the session's version moved past them).
+    /// Drops every image (the session's version moved past them), retiring each:
+    /// the objects still reading from one copy their rows out, and its rows are freed.
     func removeAll() {
+        for image in images.values { image.retire() }
         images.removeAll()
         bytes = 0
     }

@@ -2,7 +2,9 @@ import Foundation
 import VaultCore
 
 /// A managed object's link to its row: the vault, the schema, the row id, and
-/// the row's values cached for the vault's current content version.
+/// the row's values cached for the vault's current content version — in a
+/// buffer this object owns, or, for an object made from a table image, still in
+/// that image (see ManagedObject+TableImage.swift) until something needs them here.
 ///
 /// Reads never run SQL while the cache is current; any write through the same
 /// vault (or a refresh that sees another connection's commit) bumps the
@@ -20,8 +22,21 @@ final class ManagedObject {
     let vault: Vault
     @usableFromInline let schema: ObjectSchema
     let rowID: Int64
-    /// One value per property (collections and backlinks hold NULL), owned: freed in `deinit`.
-    @usableFromInline let storage: UnsafeMutablePointer<DatabaseValue>
+    /// One value per property (collections and backlinks hold NULL), owned: freed in
+    /// `deinit`. Nil exactly while the values are read from `image` instead.
+    @usableFromInline @exclusivity(unchecked) var buffer: UnsafeMutablePointer<DatabaseValue>?
+    /// The table image whose row `imageRow` holds this object's values, for an object
+    /// made from an image and not detached from it since (see ManagedObject+TableImage.swift).
+    /// Set and cleared together with `imageReaders`.
+    @exclusivity(unchecked) var image: TableImage?
+    /// `image`'s column readers, for reads that borrow them rather than retain
+    /// them: valid while the object is on the image's list (it leaves before the
+    /// image frees them, see ``TableImage/retire()``).
+    @exclusivity(unchecked) var imageReaders: UnsafeMutablePointer<Unmanaged<ImageColumnReader>>?
+    @exclusivity(unchecked) var imageRow = 0
+    /// This object's neighbours in its image's list of the objects reading from it.
+    unowned(unsafe) var imagePrevious: ManagedObject?
+    unowned(unsafe) var imageNext: ManagedObject?
     @usableFromInline let propertyCount: Int
     /// The content version `storage` was read at.
     @usableFromInline @exclusivity(unchecked) var version: UInt64
@@ -48,13 +63,13 @@ final class ManagedObject {
     /// The one designated initialiser: `storage` holds one initialised value per
     /// property of `schema` (from `allocateRowStorage(for:)`); the object owns and
     /// frees it from here on.
-    private init(vault: Vault, schema: ObjectSchema, rowID: Int64, storage: UnsafeMutablePointer<DatabaseValue>,
+    private init(vault: Vault, schema: ObjectSchema, rowID: Int64, storage: UnsafeMutablePointer<DatabaseValue>?,
                  version: UInt64, tracksObservation: Bool) {
         self.vault = vault
         self.schema = schema
         self.rowID = rowID
         propertyCount = schema.properties.count
-        self.storage = storage
+        buffer = storage
         self.version = version
         self.tracksObservation = tracksObservation
     }
@@ -73,6 +88,23 @@ final class ManagedObject {
         self.init(vault: vault, schema: schema, rowID: rowID, storage: storage,
                   version: vault.contentVersion, tracksObservation: vault.session.tracksObservation)
         insertedInWrite = vault.session.writeSerial
+    }
+
+    /// An object whose values are row `row` of `image` (at the image's version),
+    /// read from there until it detaches (see ManagedObject+TableImage.swift).
+    convenience init(vault: Vault, schema: ObjectSchema, image: TableImage, row: Int, rowID: Int64, tracksObservation: Bool) {
+        self.init(vault: vault, schema: schema, rowID: rowID, storage: nil, version: image.version, tracksObservation: tracksObservation)
+        imageRow = row
+        self.image = image
+        imageReaders = image.readers
+        image.link(self)
+    }
+
+    /// The row's values, in this object's own buffer: an object still reading
+    /// from a table image copies its row out of it first (see `detachFromImage()`).
+    var storage: UnsafeMutablePointer<DatabaseValue> {
+        if let buffer { return buffer }
+        return detachFromImage()
     }
 
     /// Storage for one row of `schema`, every value NULL, for `init(vault:schema:rowID:adopting:)`
@@ -125,8 +157,11 @@ final class ManagedObject {
     }
 
     deinit {
-        Self.destroyValues(storage, count: propertyCount)
-        free(storage)
+        if let buffer {
+            Self.destroyValues(buffer, count: propertyCount)
+            free(buffer)
+        }
+        if let image { image.unlink(self) }
     }
 
     private func replaceStorage(with fresh: [DatabaseValue]) {
@@ -183,7 +218,11 @@ final class ManagedObject {
         // The common case, inlined into the app's getter: a scalar from the cached row.
         if !schema.isCollection[index] && Value._vaultPropertyType != .object && Value._vaultPropertyType != .mixed {
             ensureFresh()
-            if let value = Value._vaultDecode(storage[index]) { return value }
+            if let buffer {
+                if let value = Value._vaultDecode(buffer[index]) { return value }
+            } else if let value = Value._vaultDecode(imageValue(at: index)) {
+                return value
+            }
         }
         return readSlowPath(Value.self, at: index)
     }
