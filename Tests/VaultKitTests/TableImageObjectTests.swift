@@ -104,7 +104,7 @@ struct TableImageObjectTests {
         var next = image.firstObject
         while let object = next {
             count += 1
-            next = object.imageNext
+            next = object.takeUnretainedValue().imageNext
         }
         #expect(count == kept.count)
         try vault.write { kept[0].age = 44 }

@@ -15,9 +15,9 @@ public enum DatabaseValue: Sendable, Hashable {
     case blob(Data)
 
     /// The integer, if this is an integer.
-    public var int64: Int64? { if case .integer(let v) = self { v } else { nil } }
+    @inlinable public var int64: Int64? { if case .integer(let v) = self { v } else { nil } }
     /// The number as a double, for integers and reals.
-    public var double: Double? {
+    @inlinable public var double: Double? {
         switch self {
         case .integer(let v): Double(v)
         case .real(let v): v
@@ -25,11 +25,11 @@ public enum DatabaseValue: Sendable, Hashable {
         }
     }
     /// The string, if this is text.
-    public var string: String? { if case .text(let v) = self { v } else { nil } }
+    @inlinable public var string: String? { if case .text(let v) = self { v } else { nil } }
     /// The bytes, if this is a blob.
-    public var data: Data? { if case .blob(let v) = self { v } else { nil } }
+    @inlinable public var data: Data? { if case .blob(let v) = self { v } else { nil } }
     /// Whether this is SQL NULL.
-    public var isNull: Bool { self == .null }
+    @inlinable public var isNull: Bool { if case .null = self { true } else { false } }
 
     /// The bytes binding this value copies (its UTF-8 or its blob): what a
     /// statement reserves before it binds.

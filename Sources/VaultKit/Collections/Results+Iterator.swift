@@ -51,11 +51,15 @@ extension Results {
         /// Objects made from an image at a time: few enough that, with the previous
         /// batch freed first, the batch's allocations (the model object and its
         /// `ManagedObject`, and the strings its reads decode) come from and go back
-        /// to glibc's per-thread cache, which keeps seven blocks per size. With 64
-        /// (when each object also had a row buffer), the rest took malloc's slower
-        /// paths (callgrind, ten loops over 20,010 objects, malloc's and free's own
-        /// work 204 M instructions with 64, 129 M with 6).
-        private static var imageBatchSize: Int { 6 }
+        /// to glibc's per-thread cache, which keeps seven blocks per size — even
+        /// when the model object and its `ManagedObject` fall in the same size
+        /// class (six blocks of one size a batch). With 64 (when each object also
+        /// had a row buffer), the rest took malloc's slower paths (callgrind, ten
+        /// loops over 20,010 objects, malloc's and free's own work 204 M
+        /// instructions with 64, 129 M with 6); once `@Persisted` wrappers shrank
+        /// and the benchmark's model object came to the `ManagedObject`'s size,
+        /// the filtered profile measured 433.3 M with 6 and 412.2 M with 3.
+        private static var imageBatchSize: Int { 3 }
         /// Keyset iteration: the query, the smallest row id not read yet, the largest to read.
         private var keyset: (query: SQLFragment, from: Int64, largest: Int64)?
         /// The vault and the class, held here as well as in `results`: a client

@@ -70,20 +70,20 @@ public enum CollectionKind: String, Sendable, Codable {
 // MARK: - Scalars
 
 extension Bool: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .bool }
+    @inlinable public static var _vaultPropertyType: PropertyType { .bool }
     public static func _vaultDefaultValue() -> Bool { false }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Bool? { value.int64.map { $0 != 0 } }
-    public var _vaultEncoded: DatabaseValue { .integer(self ? 1 : 0) }
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> Bool? { value.int64.map { $0 != 0 } }
+    @inlinable public var _vaultEncoded: DatabaseValue { .integer(self ? 1 : 0) }
 }
 
 /// Integers of every width store as SQLite integers.
 public protocol PersistableInteger: PersistableValue, FixedWidthInteger {}
 
 extension PersistableInteger {
-    public static var _vaultPropertyType: PropertyType { .int }
+    @inlinable public static var _vaultPropertyType: PropertyType { .int }
     public static func _vaultDefaultValue() -> Self { 0 }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Self? { value.int64.flatMap { Self(exactly: $0) } }
-    public var _vaultEncoded: DatabaseValue { .integer(Int64(self)) }
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> Self? { value.int64.flatMap { Self(exactly: $0) } }
+    @inlinable public var _vaultEncoded: DatabaseValue { .integer(Int64(self)) }
 }
 
 extension Int: PersistableInteger {}
@@ -93,33 +93,33 @@ extension Int32: PersistableInteger {}
 extension Int64: PersistableInteger {}
 
 extension Float: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .float }
+    @inlinable public static var _vaultPropertyType: PropertyType { .float }
     public static func _vaultDefaultValue() -> Float { 0 }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Float? { Double._vaultDecode(value).map { Float($0) } }
-    public var _vaultEncoded: DatabaseValue { Double(self)._vaultEncoded }
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> Float? { Double._vaultDecode(value).map { Float($0) } }
+    @inlinable public var _vaultEncoded: DatabaseValue { Double(self)._vaultEncoded }
 }
 
 extension Double: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .double }
+    @inlinable public static var _vaultPropertyType: PropertyType { .double }
     public static func _vaultDefaultValue() -> Double { 0 }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Double? {
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> Double? {
         if case .text(let text) = value { return decodeNaN(text) }
         return value.double
     }
     // SQLite stores a NaN REAL as NULL: NaN is text, which a REAL column keeps as
     // text — "NaN" for the usual quiet NaN, "NaN:<hex bit pattern>" for any other
     // (a sign or payload), so that every NaN reads back with its bits.
-    public var _vaultEncoded: DatabaseValue {
+    @inlinable public var _vaultEncoded: DatabaseValue {
         guard isNaN else { return .real(self) }
         if bitPattern == Double.nan.bitPattern { return .text(Double.storedNaN) }
         return .text(Double.storedNaN + ":" + String(bitPattern, radix: 16))
     }
     /// How a NaN float or double is stored.
-    static let storedNaN = "NaN"
+    @usableFromInline static let storedNaN = "NaN"
 
     /// The NaN a stored text stands for, or nil. A `#<n>` suffix (a set's second and later
     /// NaN: sets keep every NaN, as Realm's and Swift's do, since NaN equals nothing) is ignored.
-    private static func decodeNaN(_ stored: String) -> Double? {
+    @usableFromInline static func decodeNaN(_ stored: String) -> Double? {
         guard stored.hasPrefix(storedNaN) else { return nil }
         let text = stored.split(separator: "#", maxSplits: 1).first.map(String.init) ?? stored
         if text == storedNaN { return .nan }
@@ -130,30 +130,30 @@ extension Double: PersistableValue {
 }
 
 extension String: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .string }
+    @inlinable public static var _vaultPropertyType: PropertyType { .string }
     public static func _vaultDefaultValue() -> String { "" }
-    public static func _vaultDecode(_ value: DatabaseValue) -> String? { value.string }
-    public var _vaultEncoded: DatabaseValue { .text(self) }
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> String? { value.string }
+    @inlinable public var _vaultEncoded: DatabaseValue { .text(self) }
 }
 
 extension Data: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .data }
+    @inlinable public static var _vaultPropertyType: PropertyType { .data }
     public static func _vaultDefaultValue() -> Data { Data() }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Data? { value.data }
-    public var _vaultEncoded: DatabaseValue { .blob(self) }
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> Data? { value.data }
+    @inlinable public var _vaultEncoded: DatabaseValue { .blob(self) }
 }
 
 extension Date: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .date }
+    @inlinable public static var _vaultPropertyType: PropertyType { .date }
     public static func _vaultDefaultValue() -> Date { Date() }
     public static var _vaultStorageZero: Date { Date(timeIntervalSince1970: 0) }
     // timeIntervalSinceReferenceDate is Date's own storage: the Double round-trips exactly.
-    public static func _vaultDecode(_ value: DatabaseValue) -> Date? { value.double.map { Date(timeIntervalSinceReferenceDate: $0) } }
-    public var _vaultEncoded: DatabaseValue { .real(timeIntervalSinceReferenceDate) }
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> Date? { value.double.map { Date(timeIntervalSinceReferenceDate: $0) } }
+    @inlinable public var _vaultEncoded: DatabaseValue { .real(timeIntervalSinceReferenceDate) }
 }
 
 extension UUID: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .uuid }
+    @inlinable public static var _vaultPropertyType: PropertyType { .uuid }
     public static func _vaultDefaultValue() -> UUID { UUID() }
     public static var _vaultStorageZero: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
     public static func _vaultDecode(_ value: DatabaseValue) -> UUID? {
@@ -165,7 +165,7 @@ extension UUID: PersistableValue {
 }
 
 extension Decimal: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .decimal }
+    @inlinable public static var _vaultPropertyType: PropertyType { .decimal }
     public static func _vaultDefaultValue() -> Decimal { 0 }
     // The canonical string round-trips every Decimal exactly.
     public static func _vaultDecode(_ value: DatabaseValue) -> Decimal? { value.string.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } }
@@ -173,7 +173,7 @@ extension Decimal: PersistableValue {
 }
 
 extension ObjectId: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { .objectId }
+    @inlinable public static var _vaultPropertyType: PropertyType { .objectId }
     public static func _vaultDefaultValue() -> ObjectId { .generate() }
     public static var _vaultStorageZero: ObjectId { ObjectId(bytes: [UInt8](repeating: 0, count: 12)) ?? .generate() }
     public static func _vaultDecode(_ value: DatabaseValue) -> ObjectId? { value.data.flatMap { ObjectId(bytes: [UInt8]($0)) } }
@@ -183,11 +183,11 @@ extension ObjectId: PersistableValue {
 // MARK: - Optionals
 
 extension Optional: PersistableValue where Wrapped: PersistableValue {
-    public static var _vaultPropertyType: PropertyType { Wrapped._vaultPropertyType }
-    public static var _vaultIsOptional: Bool { true }
+    @inlinable public static var _vaultPropertyType: PropertyType { Wrapped._vaultPropertyType }
+    @inlinable public static var _vaultIsOptional: Bool { true }
     public static var _vaultLinkTarget: ObjectBase.Type? { Wrapped._vaultLinkTarget }
     public static func _vaultDefaultValue() -> Wrapped? { nil }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Wrapped?? {
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> Wrapped?? {
         if value.isNull { return .some(nil) }
         guard let decoded = Wrapped._vaultDecode(value) else {
             // A stored value a failable custom type does not accept reads as nil (Realm's rule).
@@ -195,7 +195,7 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
         }
         return .some(decoded)
     }
-    public var _vaultEncoded: DatabaseValue { self?._vaultEncoded ?? .null }
+    @inlinable public var _vaultEncoded: DatabaseValue { self?._vaultEncoded ?? .null }
 }
 
 // MARK: - Enums
@@ -214,13 +214,13 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
 public protocol PersistableEnum: MinMaxType, SortableType, RawRepresentable, CaseIterable where RawValue: PersistableValue & Comparable {}
 
 extension PersistableEnum {
-    public static var _vaultPropertyType: PropertyType { RawValue._vaultPropertyType }
+    @inlinable public static var _vaultPropertyType: PropertyType { RawValue._vaultPropertyType }
     public static func _vaultDefaultValue() -> Self {
         guard let first = allCases.first else { preconditionFailure("PersistableEnum \(Self.self) has no cases") }
         return first
     }
-    public static func _vaultDecode(_ value: DatabaseValue) -> Self? { RawValue._vaultDecode(value).flatMap { Self(rawValue: $0) } }
-    public var _vaultEncoded: DatabaseValue { rawValue._vaultEncoded }
+    @inlinable public static func _vaultDecode(_ value: DatabaseValue) -> Self? { RawValue._vaultDecode(value).flatMap { Self(rawValue: $0) } }
+    @inlinable public var _vaultEncoded: DatabaseValue { rawValue._vaultEncoded }
 
     /// The first case (what a property declared without a value starts at).
     public init() { self = Self._vaultDefaultValue() }

@@ -36,15 +36,21 @@ public struct Persisted<Value: PersistableValue> {
     /// per-discovery random tag XOR the property's construction order.
     @usableFromInline var discoveryTag: UInt64
     @usableFromInline var storage: Storage
-    @usableFromInline let options: PropertyOptions
 
     // Inlinable, with the accessors below, so that they specialise in the app's
     // module: no generic-metadata lookup per object construction or property access.
+    //
+    // The options (`primaryKey:`, `indexed:`, `originProperty:`) are not kept
+    // in the wrapper: only schema discovery reads them, from the prototype it
+    // constructs, so they are handed to it then, under the property's tag.
+    // Every object's wrappers are then a tag and a value: a smaller object to
+    // make, and nothing but the value to destroy when it goes.
     @inlinable
     init(storage: Storage, options: PropertyOptions) {
         self.storage = storage
-        self.options = options
-        self.discoveryTag = SchemaDiscovery.nextTag()
+        let tag = SchemaDiscovery.nextTag()
+        self.discoveryTag = tag
+        if tag != 0 { SchemaDiscovery.recordOptions(options, tag: tag) }
     }
 
     /// A property whose initial value is its type's default (`""`, `0`, `nil`, a new ObjectId…).
@@ -146,10 +152,9 @@ struct PropertyOptions: Sendable, Equatable {
 }
 
 /// The type-erased view of a `Persisted` that schema discovery reads through Mirror
-/// and through the property's memory offset.
+/// and through the property's memory offset (its options it recorded at construction).
 protocol AnyPersisted {
     var discoveryTag: UInt64 { get }
-    var options: PropertyOptions { get }
     static var valueType: any PersistableValue.Type { get }
 }
 

@@ -200,7 +200,6 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         self.indexByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
         self.primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
         self.columnIndexes = properties.indices.filter { properties[$0].isColumn }
-        self.columnOffsets = Self.columnOffsets(columnIndexes, propertyCount: properties.count)
         self.hasOnlyColumns = columnIndexes.count == properties.count && !properties.isEmpty
         self.isCollection = properties.map { !$0.isColumn }
         self.tableName = quoteIdentifier(className)
@@ -232,7 +231,6 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         indexByName = other.indexByName
         primaryKeyIndex = other.primaryKeyIndex
         columnIndexes = other.columnIndexes
-        columnOffsets = other.columnOffsets
         hasOnlyColumns = other.hasOnlyColumns
         isCollection = other.isCollection
         tableName = other.tableName
@@ -260,7 +258,6 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
         indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
         columnIndexes = properties.indices.filter { properties[$0].isColumn }
-        columnOffsets = Self.columnOffsets(columnIndexes, propertyCount: properties.count)
         hasOnlyColumns = columnIndexes.count == properties.count && !properties.isEmpty
         isCollection = properties.map { !$0.isColumn }
         tableName = quoteIdentifier(className)
@@ -278,8 +275,6 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
 
     /// The indices of the properties stored as columns, in column order.
     @exclusivity(unchecked) private(set) var columnIndexes: [Int] = []
-    /// Per property, its position in ``columnIndexes`` (-1 for a collection or backlink).
-    @exclusivity(unchecked) private(set) var columnOffsets: [Int] = []
     /// Every property is a column (no collections or backlinks): per-property values are the column values.
     @exclusivity(unchecked) private(set) var hasOnlyColumns = false
     /// Whether each property is a collection or backlink (read through a binding, not the row).
@@ -370,19 +365,3 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
 /// property's key path is one; a read-only computed property's is not).
 protocol WritableThroughReference {}
 extension ReferenceWritableKeyPath: WritableThroughReference {}
-
-extension ObjectSchema {
-    /// Property `index`'s position among the columns (in ``columnIndexes`` order), nil for a collection or backlink.
-    @inline(__always)
-    func columnOffset(ofProperty index: Int) -> Int? {
-        let offset = columnOffsets[index]
-        return offset < 0 ? nil : offset
-    }
-
-    /// The inverse of `columnIndexes`: per property, its column position or -1.
-    static func columnOffsets(_ columnIndexes: [Int], propertyCount: Int) -> [Int] {
-        var offsets = Array(repeating: -1, count: propertyCount)
-        for (offset, property) in columnIndexes.enumerated() { offsets[property] = offset }
-        return offsets
-    }
-}

@@ -10,7 +10,7 @@ import Synchronization
 /// discovering; while none is, this one relaxed load answers, with no
 /// thread-local lookup. (Linux only: `Atomic` needs macOS 15 / iOS 18, above
 /// the package's floor; Apple platforms ask the thread-local directly.)
-private let discoveriesRunning = Atomic<Int>(0)
+@usableFromInline let discoveriesRunning = Atomic<Int>(0)
 @_silgen_name("malloc_usable_size") private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer?) -> Int
 #elseif canImport(Darwin)
 import Darwin
@@ -23,9 +23,11 @@ private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer?) -> Int { mall
 ///
 /// 1. A *prototype* instance is constructed while this thread is in discovery
 ///    mode: every `Persisted.init` stamps its `discoveryTag` with a random seed
-///    XOR a counter, so the tag says in which order the property was initialised.
+///    XOR a counter, so the tag says in which order the property was initialised,
+///    and hands its options (`primaryKey:`, `indexed:`, `originProperty:`) to the
+///    discovery under that tag (the wrapper does not keep them).
 /// 2. `Mirror` over the prototype (and its superclass mirrors) gives each
-///    property's name, value type and options, and its tag.
+///    property's name, value type and tag; the tag gives its options.
 /// 3. The prototype's memory is scanned for the tags: each tag's address is
 ///    where that property's `Persisted` struct lives inside every instance of
 ///    the class (Swift stores class properties inline at fixed offsets).
@@ -49,6 +51,9 @@ enum SchemaDiscovery {
     final class State {
         let seed: UInt64
         var counter: UInt64 = 0
+        /// The options each `Persisted` was constructed with, by construction
+        /// index (absent: none given), see ``recordOptions(_:tag:)``.
+        var options: [UInt64: PropertyOptions] = [:]
         init(seed: UInt64) { self.seed = seed }
     }
 
@@ -66,12 +71,29 @@ enum SchemaDiscovery {
     static let managedTag = UInt64.max
 
     /// The tag for the `Persisted` being initialised: 0 outside discovery.
-    @usableFromInline
+    /// Inlined into each `Persisted` initialiser (every property of every object
+    /// made runs it): outside discovery, one load and no call.
+    @inlinable
     static func nextTag() -> UInt64 {
         #if canImport(Glibc)
         // A thread that is discovering has raised the count itself, so it never reads 0 here.
         if discoveriesRunning.load(ordering: .relaxed) == 0 { return 0 }
         #endif
+        return nextDiscoveryTag()
+    }
+
+    /// Records the options of the `Persisted` just given `tag` (by ``nextTag()``,
+    /// so this thread is discovering): the wrapper does not keep them.
+    @usableFromInline
+    static func recordOptions(_ options: PropertyOptions, tag: UInt64) {
+        guard options != PropertyOptions(), let raw = pthread_getspecific(threadKey.key) else { return }
+        let state = Unmanaged<State>.fromOpaque(raw).takeUnretainedValue()
+        state.options[tag ^ state.seed] = options
+    }
+
+    /// ``nextTag()`` while some thread discovers: this thread's next tag, if it is the one.
+    @usableFromInline
+    static func nextDiscoveryTag() -> UInt64 {
         guard let raw = pthread_getspecific(threadKey.key) else { return 0 }
         let state = Unmanaged<State>.fromOpaque(raw).takeUnretainedValue()
         let tag = state.seed ^ state.counter
@@ -172,7 +194,7 @@ enum SchemaDiscovery {
         retained.release()
         let count = Int(state.counter)
 
-        // Mirror: names, types, options, tags; the root class's properties first.
+        // Mirror: names, types, tags (and by them options); the root class's properties first.
         var levels: [[DiscoveredProperty]] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {
@@ -195,7 +217,7 @@ enum SchemaDiscovery {
                     throw .invalidModel(className: className, property: label, reason: "its @Persisted value was not created with the object (VaultKit could not discover it)")
                 }
                 level.append(DiscoveredProperty(label: label, constructionIndex: Int(index), offset: -1,
-                                                options: persisted.options, valueType: type(of: persisted).valueType))
+                                                options: state.options[index] ?? PropertyOptions(), valueType: type(of: persisted).valueType))
             }
             levels.append(level)
             mirror = current.superclassMirror

@@ -201,12 +201,17 @@ struct ImageColumn {
         case .undecided: return .null
         case .integer: return .integer(numbers[row])
         case .real: return .real(Double(bitPattern: UInt64(bitPattern: numbers[row])))
-        case .text:
-            let start = row == 0 ? 0 : Int(textEnds[row - 1])
-            let end = Int(textEnds[row])
-            return .text(textBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) })
+        case .text: return .text(text(at: row, textBytes: textBytes, textEnds: textEnds))
         case .values: return values[row]
         }
+    }
+
+    /// Row `row`'s text in a text column's arrays (the row is not NULL).
+    @inline(__always)
+    fileprivate static func text(at row: Int, textBytes: [UInt8], textEnds: [UInt32]) -> String {
+        let start = row == 0 ? 0 : Int(textEnds[row - 1])
+        let end = Int(textEnds[row])
+        return textBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
     }
 
     /// SQLite's order of row `row`'s value (not NULL) and `bound` (not NULL),
@@ -270,11 +275,19 @@ struct ImageColumn {
 }
 
 /// One image column for reads by row (the values of objects made from the
-/// image): the column's arrays, shared with it rather than copied, as constants
-/// of a class. A read through the `ImageColumn` struct inside the image's array
-/// retained and released each array it touched (about three pairs a read, by
-/// callgrind); through a class's constants, borrowed, it touches no counts.
-final class ImageColumnReader {
+/// image): the column's arrays, shared with it rather than copied. Readers sit
+/// in a plain buffer the image owns, one per property (see
+/// ``TableImage/readers``), so that a read reaches the arrays through a pointer
+/// and borrows them: through the `ImageColumn` structs inside the image's
+/// array, each read retained and released about three arrays (callgrind). A
+/// property that is not a column has an empty reader (``absent``), never read.
+///
+/// Besides ``value(at:)``, which gives the value as SQLite gave it, the typed
+/// reads give a value of the column's kind without building a `DatabaseValue`
+/// (nil for NULL or another kind): an object's getter for an `Int` or a
+/// `String` property takes the number or the text this way, and decodes it as
+/// it would decode the `DatabaseValue` ``value(at:)`` would have made.
+struct ImageColumnReader {
     private let kind: ImageColumn.Kind
     private let numbers: [Int64]
     private let textBytes: [UInt8]
@@ -291,10 +304,48 @@ final class ImageColumnReader {
         nulls = column.nulls
     }
 
+    private init() {
+        kind = .undecided
+        numbers = []
+        textBytes = []
+        textEnds = []
+        values = []
+        nulls = []
+    }
+
+    /// The reader of a property that is not a column (a collection or a backlink).
+    static let absent = ImageColumnReader()
+
     /// The value of row `row`, as SQLite gave it.
     @inline(__always)
     func value(at row: Int) -> DatabaseValue {
         ImageColumn.value(at: row, kind: kind, numbers: numbers, textBytes: textBytes, textEnds: textEnds, values: values, nulls: nulls)
+    }
+
+    /// Row `row`'s integer, when the column holds integers and the row is not NULL.
+    @inline(__always)
+    func integer(at row: Int) -> Int64? {
+        guard kind == .integer, nulls.isEmpty || !nulls[row] else { return nil }
+        return numbers[row]
+    }
+
+    /// Row `row`'s real, when the column holds reals and the row is not NULL.
+    @inline(__always)
+    func real(at row: Int) -> Double? {
+        guard kind == .real, nulls.isEmpty || !nulls[row] else { return nil }
+        return Double(bitPattern: UInt64(bitPattern: numbers[row]))
+    }
+
+    /// Row `row`'s text in the reader `reader` points to, when the column holds
+    /// text and the row is not NULL. Through the pointer, field by field: a
+    /// method on the struct would copy the whole reader for the decoding call
+    /// (a retain and a release of each of its arrays), here only the bytes are held.
+    @inline(__always)
+    static func text(in reader: UnsafePointer<ImageColumnReader>, at row: Int) -> String? {
+        guard reader.pointee.kind == .text, reader.pointee.nulls.isEmpty || !reader.pointee.nulls[row] else { return nil }
+        let start = row == 0 ? 0 : Int(reader.pointee.textEnds[row - 1])
+        let end = Int(reader.pointee.textEnds[row])
+        return reader.pointee.textBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
     }
 }
 

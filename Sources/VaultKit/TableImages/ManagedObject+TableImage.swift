@@ -5,8 +5,9 @@ import VaultCore
 //
 // An object made from a table image (`Vault.materialize(_:image:rows:)`) does
 // not copy its row: it keeps the image and its row number, and each property
-// read takes the value from the image's column (through an
-// `ImageColumnReader`, which touches no reference counts), as an object made
+// read takes the value from the image's column (through the image's
+// `ImageColumnReader` for the property, which touches no reference counts;
+// a number or a text is taken without a `DatabaseValue`), as an object made
 // from a statement takes it from its own buffer. Making the object is then an
 // allocation and a few stores, and freeing it frees no values; a text value is
 // decoded when it is read (the `String` goes to the caller, as a copy from the
@@ -33,17 +34,86 @@ import VaultCore
 // buffer itself (writes, observation's comparisons, the primary-key cache)
 // detaches the object first through `storage`.
 //
+// Neither the list nor an object's pointer to its image counts references
+// (`Unmanaged`): the session's cache holds every image that objects read from
+// and retires it — emptying the list — before it lets go of it, and each object
+// holds its vault, so the session and its cache outlive the objects. An object
+// leaves the list in its `deinit`.
+//
+// Since the cache retires an image as soon as the session's version moves, an
+// object on an image is always at the session's version: a typed read
+// (`imageInteger`, `imageReal`, `imageText`) checks the confinement and the
+// version itself and reads, one call where the general path makes two.
+//
 // All of this runs inside the session's confinement (images exist only for
 // live, confined vaults), so the list needs no lock.
 
 extension ManagedObject {
+    /// The table image this object reads its values from, nil once it has a buffer of its own.
+    var image: TableImage? { imageReference?.takeUnretainedValue() }
+
     /// Property `index`'s value from the image this object reads from (a column
     /// property; the caller has checked). An object without an image reads its buffer.
     @usableFromInline
     func imageValue(at index: Int) -> DatabaseValue {
-        guard let readers = imageReaders, let column = schema.columnOffset(ofProperty: index) else { return storage[index] }
-        // Borrowed: the image holds its readers until this object leaves its list.
-        return readers[column]._withUnsafeGuaranteedRef { $0.value(at: imageRow) }
+        // The image holds its readers until this object leaves its list.
+        guard let readers = imageReaders else { return storage[index] }
+        return readers[index].value(at: imageRow)
+    }
+
+    /// Property `index`'s value read from the image (a column property: the
+    /// caller has checked), when the object reads from one, is current, and the
+    /// value is of the type's column kind; nil otherwise, and the caller takes
+    /// the general path (``ensureFresh()``, then the buffer or ``imageValue(at:)``).
+    /// The value is taken without building a `DatabaseValue` and decoded as the
+    /// one ``imageValue(at:)`` would build (the same case, the same payload), so
+    /// the result is the same either way. Each typed read checks the
+    /// confinement and the version itself, which for an object on an image is
+    /// all ``ensureFresh()`` would do (an image is retired, detaching its
+    /// objects, as soon as the version moves), so a read is one call.
+    @inlinable @inline(__always)
+    func readFromImage<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value? {
+        switch Value._vaultPropertyType {
+        case .int, .bool:
+            if let number = imageInteger(at: index) { return Value._vaultDecode(.integer(number)) }
+        case .double, .float, .date:
+            if let number = imageReal(at: index) { return Value._vaultDecode(.real(number)) }
+        case .string:
+            if let text = imageText(at: index) { return Value._vaultDecode(.text(text)) }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Whether a read from the image may go ahead: the caller is inside the
+    /// session's confinement (checked, as every read is) and the object is at
+    /// the session's version.
+    @inline(__always)
+    private func canReadImage() -> Bool {
+        vault.session.verifyConfinement("a managed \(schema.className) object")
+        return version == vault.session.contentVersion
+    }
+
+    /// Property `index`'s integer in the image, when its column holds integers and the row's is not NULL.
+    @usableFromInline
+    func imageInteger(at index: Int) -> Int64? {
+        guard let readers = imageReaders, canReadImage() else { return nil }
+        return readers[index].integer(at: imageRow)
+    }
+
+    /// Property `index`'s real in the image, when its column holds reals and the row's is not NULL.
+    @usableFromInline
+    func imageReal(at index: Int) -> Double? {
+        guard let readers = imageReaders, canReadImage() else { return nil }
+        return readers[index].real(at: imageRow)
+    }
+
+    /// Property `index`'s text in the image, when its column holds text and the row's is not NULL.
+    @usableFromInline
+    func imageText(at index: Int) -> String? {
+        guard let readers = imageReaders, canReadImage() else { return nil }
+        return ImageColumnReader.text(in: readers + index, at: imageRow)
     }
 
     /// Copies this object's row out of its image into a buffer of its own and
@@ -52,13 +122,15 @@ extension ManagedObject {
     func detachFromImage() -> UnsafeMutablePointer<DatabaseValue> {
         if let buffer { return buffer }
         let fresh = Self.allocateRowStorage(for: schema)
-        if let image {
-            schema.columnIndexes.withUnsafeBufferPointer { properties in
-                // Over the fresh buffer's NULLs, which own nothing.
-                for (column, property) in properties.enumerated() { (fresh + property).initialize(to: image.value(row: imageRow, column: column)) }
+        if let imageReference {
+            imageReference._withUnsafeGuaranteedRef { image in
+                schema.columnIndexes.withUnsafeBufferPointer { properties in
+                    // Over the fresh buffer's NULLs, which own nothing.
+                    for property in properties { (fresh + property).initialize(to: image.value(row: imageRow, property: property)) }
+                }
+                image.unlink(self)
             }
-            image.unlink(self)
-            self.image = nil
+            self.imageReference = nil
             imageReaders = nil
         }
         buffer = fresh
@@ -67,17 +139,21 @@ extension ManagedObject {
 }
 
 extension TableImage {
-    /// Adds `object` (just made from this image) to the list of objects reading from it.
+    /// Adds `object` (just made from this image) to the list of objects reading
+    /// from it. The list counts no references (see ManagedObject's `imageReference`).
     func link(_ object: ManagedObject) {
+        let reference = Unmanaged.passUnretained(object)
         object.imageNext = firstObject
-        firstObject?.imagePrevious = object
-        firstObject = object
+        firstObject?._withUnsafeGuaranteedRef { $0.imagePrevious = reference }
+        firstObject = reference
     }
 
     /// Removes `object` from the list (it detached, or is being freed).
     func unlink(_ object: ManagedObject) {
-        if let previous = object.imagePrevious { previous.imageNext = object.imageNext } else { firstObject = object.imageNext }
-        object.imageNext?.imagePrevious = object.imagePrevious
+        let previous = object.imagePrevious
+        let next = object.imageNext
+        if let previous { previous._withUnsafeGuaranteedRef { $0.imageNext = next } } else { firstObject = next }
+        next?._withUnsafeGuaranteedRef { $0.imagePrevious = previous }
         object.imagePrevious = nil
         object.imageNext = nil
     }
@@ -87,7 +163,7 @@ extension TableImage {
     /// ``isRetired`` and go on with the statement.
     func retire() {
         guard !isRetired else { return }
-        while let object = firstObject { object.detachFromImage() }
+        while let object = firstObject { object._withUnsafeGuaranteedRef { _ = $0.detachFromImage() } }
         freeRows()
     }
 }

@@ -78,35 +78,46 @@ final class TableImage {
     /// The cache dropped the image and its rows are freed (see ``retire()``).
     private(set) var isRetired = false
     /// The first of the objects reading their values from this image (see ManagedObject+TableImage.swift).
-    unowned(unsafe) var firstObject: ManagedObject?
-    /// A reader per column (retained here; released when the rows are freed): a
-    /// plain buffer, so that a read loads a reader without counting references.
-    let readers: UnsafeMutablePointer<Unmanaged<ImageColumnReader>>
+    /// Not retained (see ManagedObject's `imageReference`).
+    @exclusivity(unchecked) var firstObject: Unmanaged<ManagedObject>?
+    /// A reader per property of the schema, by property index (a property that
+    /// is not a column has ``ImageColumnReader/absent``), freed with the rows: a
+    /// plain buffer, so that a read reaches a column's arrays through a pointer,
+    /// borrowing them, and needs no column lookup.
+    let readers: UnsafeMutablePointer<ImageColumnReader>
     private let readerCount: Int
 
-    fileprivate init(schema: ObjectIdentifier, version: UInt64, rowIDs: [Int64], columns: [ImageColumn], byteCount: Int) {
+    /// `columnIndexes`: the property index of each column (`ObjectSchema.columnIndexes`),
+    /// among `propertyCount` properties.
+    fileprivate init(schema: ObjectIdentifier, version: UInt64, rowIDs: [Int64], columns: [ImageColumn], byteCount: Int,
+                     columnIndexes: [Int], propertyCount: Int) {
         self.schema = schema
         self.version = version
         self.rowIDs = rowIDs
         self.columns = columns
         self.byteCount = byteCount
         largestRowID = rowIDs.last
-        readerCount = columns.count
-        readers = .allocate(capacity: Swift.max(columns.count, 1))
-        for (index, column) in columns.enumerated() { (readers + index).initialize(to: .passRetained(ImageColumnReader(column))) }
+        readerCount = Swift.max(propertyCount, 1)
+        readers = .allocate(capacity: readerCount)
+        readers.initialize(repeating: .absent, count: readerCount)
+        for (column, property) in columnIndexes.enumerated() where column < columns.count && property < readerCount {
+            readers[property] = ImageColumnReader(columns[column])
+        }
     }
 
     deinit {
-        // A retired image released its readers then.
-        if !isRetired { releaseReaders() }
+        // Only a retired image can go (the cache retires what it drops), so no object reads from this one.
+        assert(firstObject == nil, "a table image was freed while objects still read from it")
+        // A retired image freed its readers then.
+        if !isRetired { freeReaders() }
     }
 
-    /// Row `row`'s value in column `column` (in `ObjectSchema.columnIndexes` order);
-    /// NULL once the image is retired (no object reads a retired image: they detach first).
+    /// Row `row`'s value of property `property` (a column); NULL once the image
+    /// is retired (no object reads a retired image: they detach first).
     @inline(__always)
-    func value(row: Int, column: Int) -> DatabaseValue {
+    func value(row: Int, property: Int) -> DatabaseValue {
         guard !isRetired else { return .null }
-        return readers[column]._withUnsafeGuaranteedRef { $0.value(at: row) }
+        return readers[property].value(at: row)
     }
 
     /// Frees the rows (``retire()``, once no object reads from them).
@@ -115,12 +126,12 @@ final class TableImage {
         isRetired = true
         rowIDs = []
         columns = []
-        releaseReaders()
+        freeReaders()
     }
 
-    /// Releases the readers and their buffer (once: at retirement, or at the end).
-    private func releaseReaders() {
-        for index in 0..<readerCount { readers[index].release() }
+    /// Frees the readers and their buffer (once: at retirement, or at the end).
+    private func freeReaders() {
+        readers.deinitialize(count: readerCount)
         readers.deallocate()
     }
 
@@ -252,6 +263,7 @@ struct TableImageBuilder {
         guard !isOverLimit, bytes <= limit else { return nil }
         var columns = columns
         if let rowIDKeyColumn { columns[rowIDKeyColumn] = ImageColumn(integers: rowIDs) }
-        return TableImage(schema: ObjectIdentifier(schema), version: version, rowIDs: rowIDs, columns: columns, byteCount: bytes)
+        return TableImage(schema: ObjectIdentifier(schema), version: version, rowIDs: rowIDs, columns: columns, byteCount: bytes,
+                          columnIndexes: schema.columnIndexes, propertyCount: schema.properties.count)
     }
 }

@@ -27,16 +27,20 @@ final class ManagedObject {
     @usableFromInline @exclusivity(unchecked) var buffer: UnsafeMutablePointer<DatabaseValue>?
     /// The table image whose row `imageRow` holds this object's values, for an object
     /// made from an image and not detached from it since (see ManagedObject+TableImage.swift).
-    /// Set and cleared together with `imageReaders`.
-    @exclusivity(unchecked) var image: TableImage?
-    /// `image`'s column readers, for reads that borrow them rather than retain
-    /// them: valid while the object is on the image's list (it leaves before the
-    /// image frees them, see ``TableImage/retire()``).
-    @exclusivity(unchecked) var imageReaders: UnsafeMutablePointer<Unmanaged<ImageColumnReader>>?
+    /// Set and cleared together with `imageReaders`. Not retained: an image on
+    /// which objects still read is held by its session's cache (which retires
+    /// it, detaching them, before it lets go of it), and the object holds the
+    /// vault, so the session and its cache outlive it.
+    @exclusivity(unchecked) var imageReference: Unmanaged<TableImage>?
+    /// `image`'s readers, one per property, for reads that borrow the columns
+    /// rather than retain them: valid while the object is on the image's list (it
+    /// leaves before the image frees them, see ``TableImage/retire()``).
+    @exclusivity(unchecked) var imageReaders: UnsafeMutablePointer<ImageColumnReader>?
     @exclusivity(unchecked) var imageRow = 0
-    /// This object's neighbours in its image's list of the objects reading from it.
-    unowned(unsafe) var imagePrevious: ManagedObject?
-    unowned(unsafe) var imageNext: ManagedObject?
+    /// This object's neighbours in its image's list of the objects reading from
+    /// it (not retained: an object leaves the list in its `deinit`).
+    @exclusivity(unchecked) var imagePrevious: Unmanaged<ManagedObject>?
+    @exclusivity(unchecked) var imageNext: Unmanaged<ManagedObject>?
     @usableFromInline let propertyCount: Int
     /// The content version `storage` was read at.
     @usableFromInline @exclusivity(unchecked) var version: UInt64
@@ -95,7 +99,7 @@ final class ManagedObject {
     convenience init(vault: Vault, schema: ObjectSchema, image: TableImage, row: Int, rowID: Int64, tracksObservation: Bool) {
         self.init(vault: vault, schema: schema, rowID: rowID, storage: nil, version: image.version, tracksObservation: tracksObservation)
         imageRow = row
-        self.image = image
+        imageReference = Unmanaged.passUnretained(image)
         imageReaders = image.readers
         image.link(self)
     }
@@ -161,7 +165,7 @@ final class ManagedObject {
             Self.destroyValues(buffer, count: propertyCount)
             free(buffer)
         }
-        if let image { image.unlink(self) }
+        imageReference?._withUnsafeGuaranteedRef { $0.unlink(self) }
     }
 
     private func replaceStorage(with fresh: [DatabaseValue]) {
@@ -184,12 +188,21 @@ final class ManagedObject {
         collectionInstances?[index] = instance
     }
 
+    /// Checks the confinement and reloads the row if the vault's version moved
+    /// since it was read: the check runs on every property read, so the reload
+    /// is a function of its own (the check then saves and restores no registers).
     @usableFromInline
     func ensureFresh() {
         // Through `vault.session` each time, not a local: a local would retain the
         // session, whose weak references make every retain take the slow path.
         vault.session.verifyConfinement("a managed \(schema.className) object")
         guard version != vault.session.contentVersion, !isDeleted else { return }
+        reloadRow()
+    }
+
+    /// Reloads the row at the vault's current version (``ensureFresh()``).
+    @inline(never)
+    private func reloadRow() {
         if insertRolledBack {
             isDeleted = true
             return
@@ -217,6 +230,8 @@ final class ManagedObject {
     func read<Value: PersistableValue>(_: Value.Type, at index: Int) -> Value {
         // The common case, inlined into the app's getter: a scalar from the cached row.
         if !schema.isCollection[index] && Value._vaultPropertyType != .object && Value._vaultPropertyType != .mixed {
+            // An object reading from a table image: one call checks and reads (see `readFromImage`).
+            if buffer == nil, let value = readFromImage(Value.self, at: index) { return value }
             ensureFresh()
             if let buffer {
                 if let value = Value._vaultDecode(buffer[index]) { return value }

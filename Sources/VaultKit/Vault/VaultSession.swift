@@ -188,6 +188,14 @@ final class VaultSession {
     func verifyConfinement(_ subject: @autoclosure () -> String) {
         // The common case first, without copying the enum (its actor case holds a weak reference).
         if ownerThread != 0 && ownerThread == currentThreadIdentifier() { return }
+        verifyConfinementInDomain(subject)
+    }
+
+    /// The rest of ``verifyConfinement(_:)``: out of line, so that the check
+    /// inlined into every property read stays a load and a compare (inlined,
+    /// this part made each reader save and restore registers and a stack frame).
+    @inline(never)
+    private func verifyConfinementInDomain(_ subject: () -> String) {
         confinement.verify(subject(), path: path)
     }
 
