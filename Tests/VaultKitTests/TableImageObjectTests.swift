@@ -112,4 +112,28 @@ struct TableImageObjectTests {
         #expect(kept.map(\.id) == [2, 3, 50, 51, 52, 53, 54, 100])
         #expect(kept.map(\.age) == [44, 3, 0, 1, 2, 3, 4, 0])
     }
+
+    @Test("an image freed without being retired first detaches the objects reading from it")
+    func unretiredImageDetachesWhenFreed() throws {
+        let directory = try TemporaryDirectory("image-objects-free")
+        let vault = try Vault(configuration: StorageMode.encryptedFile.configuration(directory, types: [ImagedItem.self]))
+        try TableImageTests.populate(vault)
+        let schema = vault.objects(ImagedItem.self).schema
+        var objects: [ObjectBase] = []
+        do {
+            // An image the cache never held (so never retires): only this scope keeps it.
+            let image = try #require(vault.readTableImage(schema))
+            objects = [0, 5, 99].withUnsafeBufferPointer { vault.materialize(schema, image: image, rows: $0) }
+            #expect(objects.allSatisfy { $0.manager?.image === image && $0.manager?.buffer == nil })
+        }
+        let items = objects.compactMap { $0 as? ImagedItem }
+        #expect(items.count == 3)
+        #expect(items.allSatisfy { $0.manager?.image == nil && $0.manager?.buffer != nil })
+        var expected: [String] = []
+        for id in [1, 6, 100] {
+            let item = try #require(vault.object(ofType: ImagedItem.self, forPrimaryKey: id))
+            expected.append(TableImageTests.describe(item))
+        }
+        #expect(items.map(TableImageTests.describe) == expected)
+    }
 }

@@ -38,7 +38,8 @@ import VaultCore
 // (`Unmanaged`): the session's cache holds every image that objects read from
 // and retires it — emptying the list — before it lets go of it, and each object
 // holds its vault, so the session and its cache outlive the objects. An object
-// leaves the list in its `deinit`.
+// leaves the list in its `deinit`; an image that goes without being retired
+// (one the cache never held) detaches whatever is still on its list in its own.
 //
 // Since the cache retires an image as soon as the session's version moves, an
 // object on an image is always at the session's version: a typed read

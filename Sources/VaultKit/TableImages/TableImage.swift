@@ -106,8 +106,10 @@ final class TableImage {
     }
 
     deinit {
-        // Only a retired image can go (the cache retires what it drops), so no object reads from this one.
-        assert(firstObject == nil, "a table image was freed while objects still read from it")
+        // The cache retires every image it lets go of, so no object should read
+        // from one that goes; should one still, it copies its row out now, as at
+        // retirement (its pointer to this image counts no reference).
+        while let object = firstObject { object._withUnsafeGuaranteedRef { _ = $0.detachFromImage() } }
         // A retired image freed its readers then.
         if !isRetired { freeReaders() }
     }
