@@ -171,7 +171,9 @@ extension Vault {
         try schema.accessors.withUnsafeBufferPointer { accessors in
             for index in accessors.indices {
                 switch accessors[index].readUnmanaged(object) {
-                case .column(let value): values[index] = value
+                // Over the fresh storage's NULL, which owns nothing: no destroy of the old value
+                // (an assignment costs an outlined destroy through the value witnesses, per value).
+                case .column(let value): (values + index).initialize(to: value)
                 case .link(let target): if let target { links.append((index, target)) }
                 case .mixed(let value):
                     if value.containsObject {
@@ -300,8 +302,10 @@ extension Vault {
     /// The collection instances the object held become its live ones, as Realm's do:
     /// `let dogs = person.dogs; vault.add(person); dogs.append(rex)` writes to the vault.
     private func adoptCollections(of object: ObjectBase, schema: ObjectSchema, rowID: Int64) {
-        guard let manager = object.manager else { return }
-        for index in schema.properties.indices where schema.isCollection[index] {
+        // A class of columns only has nothing to adopt (most do: no loop over the properties per insert).
+        guard !schema.hasOnlyColumns, let manager = object.manager else { return }
+        let isCollection = schema.isCollection
+        for index in isCollection.indices where isCollection[index] {
             let binding = CollectionBinding(vault: self, owner: schema, ownerRowID: rowID, propertyIndex: index)
             if let instance = schema.accessors[index].adoptCollection?(object, binding) { manager.keepCollection(instance, at: index) }
         }
