@@ -190,6 +190,50 @@ struct ImageColumnTests {
         }
     }
 
+    @Test("a text column's bytes grow in place past many reallocations, and a copy appends to bytes of its own")
+    func textBytesGrowthAndCopies() {
+        // Lengths from 0 to 300 bytes, ASCII and multi-byte, NULs inside: far past the first allocation.
+        let texts: [String] = (0..<5_000).map { row in
+            switch row % 5 {
+            case 0: ""
+            case 1: String(repeating: "é", count: row % 150)
+            case 2: "row \(row)\u{0}tail"
+            case 3: String(repeating: "🦊", count: row % 75)
+            default: String(repeating: "x", count: row % 300)
+            }
+        }
+        var column = ImageColumn()
+        column.reserveText(rows: 10)   // nothing read yet: reserves nothing
+        for (row, text) in texts.enumerated() {
+            column.append(.text(text))
+            if row == 7 { column.reserveText(rows: texts.count) }   // as the builder does after the first rows
+        }
+        #expect((0..<texts.count).allSatisfy { column.value(at: $0) == .text(texts[$0]) })
+        #expect((0..<texts.count).allSatisfy { column.order(at: $0, .text(texts[$0])) == 0 })
+
+        // Columns are values: a copy made while building appends to its own bytes, before and after a NULL.
+        var first = ImageColumn()
+        first.append(.text("shared"))
+        var second = first
+        second.append(.text("second's"))
+        first.append(.text("first's, longer than the other"))
+        second.append(.null)
+        var third = second
+        third.append(.text("third's"))
+        second.append(.text("second's again"))
+        #expect((0..<2).map { first.value(at: $0) } == [.text("shared"), .text("first's, longer than the other")])
+        #expect((0..<4).map { second.value(at: $0) } == [.text("shared"), .text("second's"), .null, .text("second's again")])
+        #expect((0..<4).map { third.value(at: $0) } == [.text("shared"), .text("second's"), .null, .text("third's")])
+
+        // A reader made from a finished column reads the same text, and keeps it after the column is gone.
+        let reader = UnsafeMutablePointer<ImageColumnReader>.allocate(capacity: 1)
+        reader.initialize(to: ImageColumnReader(column))
+        column = ImageColumn()
+        #expect((0..<texts.count).map { ImageColumnReader.text(in: reader, at: $0) } == texts.map { Optional($0) })
+        reader.deinitialize(count: 1)
+        reader.deallocate()
+    }
+
     static let integerEdges: [Int64] = [.min, .min + 1, -2, -1, 0, 1, 2, 39, 40, .max - 1, .max]
     static let realEdges: [Double] = [-.infinity, -.greatestFiniteMagnitude, -1.5, -.leastNonzeroMagnitude, -0.0, 0.0,
                                       .leastNonzeroMagnitude, 1.5, 39.999_999_999_999_99, 40, .greatestFiniteMagnitude, .infinity]

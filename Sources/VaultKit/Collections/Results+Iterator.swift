@@ -71,7 +71,14 @@ extension Results {
         /// Iteration over a table image: the image (nil when not reading one), the
         /// rows its filter matched (nil: every row), the position of the next row to
         /// read, and the keyset query to go on with if the vault's version moves.
-        private var image: TableImage?
+        private var image: TableImage? {
+            didSet { imageReference = image.map { Unmanaged.passUnretained($0) } }
+        }
+        /// ``image``, not counted: `next()` reads it through this, so handing out an
+        /// object from an image retains and releases nothing for the image (the
+        /// strong reference above keeps it alive; about 3 % of a filtered query's
+        /// instructions, callgrind).
+        private var imageReference: Unmanaged<TableImage>?
         private var imageRows: [Int]?
         private var imageNext = 0
         private var imageKeyset: SQLFragment?
@@ -93,6 +100,7 @@ extension Results {
         init(results: Results<Element>, image: TableImage, filter: ImageFilter?, keyset query: SQLFragment) {
             self.init(results: results, rowIDs: [])
             self.image = image
+            imageReference = Unmanaged.passUnretained(image)   // (no `didSet` in an initialiser)
             // The filter runs once, a column at a time; the loop then visits the matching rows.
             imageRows = filter?.matchingRows(in: image)
             imageKeyset = query
@@ -186,11 +194,12 @@ extension Results {
         /// column, see `Vault.materialize(_:image:rows:)`); the vault's version is
         /// checked before each object is handed out.
         private mutating func nextFromImage() -> Element? {
-            guard let image else { return nil }
+            guard let imageReference else { return nil }
             // A retired image (dropped by the cache to stay inside its byte limit) has freed its rows.
-            guard image.version == vault.contentVersion, !image.isRetired else { return leaveImage(image) }
+            let version = vault.contentVersion
+            guard imageReference._withUnsafeGuaranteedRef({ $0.version == version && !$0.isRetired }) else { return leaveImage() }
             if batchPosition == batch.count {
-                let count = imageRows?.count ?? image.count
+                let count = imageRows?.count ?? imageReference._withUnsafeGuaranteedRef { $0.count }
                 guard imageNext < count else {
                     self.image = nil
                     return nil
@@ -198,14 +207,16 @@ extension Results {
                 let end = Swift.min(imageNext + Self.imageBatchSize, count)
                 // The previous batch's objects are freed before the next ones are made (see `imageBatchSize`).
                 batch.removeAll(keepingCapacity: true)
-                if let imageRows {
-                    imageRows.withUnsafeBufferPointer { rows in
-                        vault.materialize(schema, image: image, rows: UnsafeBufferPointer(rebasing: rows[imageNext..<end]), into: &batch)
-                    }
-                } else {
-                    withUnsafeTemporaryAllocation(of: Int.self, capacity: end - imageNext) { rows in
-                        for index in rows.indices { rows.initializeElement(at: index, to: imageNext + index) }
-                        vault.materialize(schema, image: image, rows: UnsafeBufferPointer(rows), into: &batch)
+                imageReference._withUnsafeGuaranteedRef { image in
+                    if let imageRows {
+                        imageRows.withUnsafeBufferPointer { rows in
+                            vault.materialize(schema, image: image, rows: UnsafeBufferPointer(rebasing: rows[imageNext..<end]), into: &batch)
+                        }
+                    } else {
+                        withUnsafeTemporaryAllocation(of: Int.self, capacity: end - imageNext) { rows in
+                            for index in rows.indices { rows.initializeElement(at: index, to: imageNext + index) }
+                            vault.materialize(schema, image: image, rows: UnsafeBufferPointer(rows), into: &batch)
+                        }
                     }
                 }
                 imageNext = end
@@ -220,7 +231,8 @@ extension Results {
         /// dropped and the loop goes on from the next row id with the statement, over
         /// the range of row ids the iteration started with (rows that came to match
         /// since are visited too).
-        private mutating func leaveImage(_ image: TableImage) -> Element? {
+        private mutating func leaveImage() -> Element? {
+            guard let image else { return nil }
             let lastReturned = batchPosition > 0 ? batch[batchPosition - 1].manager?.rowID : nil
             self.image = nil
             batch = []

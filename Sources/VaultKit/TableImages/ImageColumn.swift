@@ -25,7 +25,8 @@ struct ImageColumn {
     fileprivate var numbers: [Int64] = []
     /// `.text`: every row's UTF-8 bytes, end to end, and where each row's end
     /// (an image holds at most `TableImageCache.byteLimit` bytes, so 32 bits suffice).
-    fileprivate var textBytes: [UInt8] = []
+    /// (The bytes are in memory of their own: see ``ImageTextBytes``.)
+    fileprivate var textBytes = ImageTextBytes()
     fileprivate var textEnds: [UInt32] = []
     fileprivate var values: [DatabaseValue] = []
     /// Per row, whether it is NULL: empty until the first NULL.
@@ -55,8 +56,9 @@ struct ImageColumn {
             numbers.append(Int64(bitPattern: number.bitPattern))
             byteCount += 8
         case .text(var text) where kind == .text:
+            makeTextBytesUnique()
             let before = textBytes.count
-            text.withUTF8 { textBytes.append(contentsOf: $0) }
+            text.withUTF8 { textBytes.append($0) }
             textEnds.append(UInt32(truncatingIfNeeded: textBytes.count))
             byteCount = byteCount &+ 4 &+ (textBytes.count - before)
         default:
@@ -87,8 +89,9 @@ struct ImageColumn {
                 byteCount &+= 8
                 count &+= 1
             case .text(let text) where kind == .text && nulls.isEmpty:
+                makeTextBytesUnique()
                 let before = textBytes.count
-                if text.utf8.withContiguousStorageIfAvailable({ textBytes.append(contentsOf: $0) }) == nil {
+                if text.utf8.withContiguousStorageIfAvailable({ textBytes.append($0) }) == nil {
                     textBytes.append(contentsOf: text.utf8)
                 }
                 textEnds.append(UInt32(truncatingIfNeeded: textBytes.count))
@@ -148,7 +151,7 @@ struct ImageColumn {
         let existing = (0..<count).map { value(at: $0) }
         kind = .values
         numbers = []
-        textBytes = []
+        textBytes = ImageTextBytes()
         textEnds = []
         values = existing
         byteCount = nulls.isEmpty ? 0 : nulls.count
@@ -165,11 +168,19 @@ struct ImageColumn {
 
     init() {}
 
+    /// Gives this column bytes of its own before it appends, should a copy of
+    /// it share them (``ImageTextBytes`` is a reference; a column is a value).
+    @inline(__always)
+    private mutating func makeTextBytesUnique() {
+        if !isKnownUniquelyReferenced(&textBytes) { textBytes = textBytes.copy() }
+    }
+
     /// Makes room for the text of `rows` rows in all, at the mean length of the
     /// rows read so far and a tenth more (called once, after the first rows).
     mutating func reserveText(rows: Int) {
         guard kind == .text, count > 0, rows > count else { return }
-        textBytes.reserveCapacity(textBytes.count / count * rows * 11 / 10)
+        makeTextBytesUnique()
+        textBytes.reserve(textBytes.count / count * rows * 11 / 10)
     }
 
     /// Makes room for `rows` rows of values of `type` (a property's type: its
@@ -194,7 +205,7 @@ struct ImageColumn {
 
     /// Row `row`'s value in a column's arrays (``value(at:)``, and ``ImageColumnReader``'s reads).
     @inline(__always)
-    fileprivate static func value(at row: Int, kind: Kind, numbers: [Int64], textBytes: [UInt8], textEnds: [UInt32],
+    fileprivate static func value(at row: Int, kind: Kind, numbers: [Int64], textBytes: ImageTextBytes, textEnds: [UInt32],
                                   values: [DatabaseValue], nulls: [Bool]) -> DatabaseValue {
         if kind == .undecided || (!nulls.isEmpty && nulls[row]) { return .null }
         switch kind {
@@ -208,10 +219,10 @@ struct ImageColumn {
 
     /// Row `row`'s text in a text column's arrays (the row is not NULL).
     @inline(__always)
-    fileprivate static func text(at row: Int, textBytes: [UInt8], textEnds: [UInt32]) -> String {
+    fileprivate static func text(at row: Int, textBytes: ImageTextBytes, textEnds: [UInt32]) -> String {
         let start = row == 0 ? 0 : Int(textEnds[row - 1])
         let end = Int(textEnds[row])
-        return textBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        return textBytes.withBytes(from: start, to: end) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// SQLite's order of row `row`'s value (not NULL) and `bound` (not NULL),
@@ -230,8 +241,8 @@ struct ImageColumn {
         case (.text, .text(var other)):
             let start = row == 0 ? 0 : Int(textEnds[row - 1])
             let end = Int(textEnds[row])
-            return textBytes.withUnsafeBufferPointer { bytes in
-                other.withUTF8 { ImageFilter.compareBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])), UnsafeRawBufferPointer($0)) }
+            return textBytes.withBytes(from: start, to: end) { bytes in
+                other.withUTF8 { ImageFilter.compareBytes(UnsafeRawBufferPointer(bytes), UnsafeRawBufferPointer($0)) }
             }
         default:
             return ImageFilter.order(value(at: row), bound)
@@ -290,7 +301,10 @@ struct ImageColumn {
 struct ImageColumnReader {
     private let kind: ImageColumn.Kind
     private let numbers: [Int64]
-    private let textBytes: [UInt8]
+    /// Kept so that ``textBase`` stays valid: the reader holds the bytes it points into.
+    private let textBytes: ImageTextBytes
+    /// The first text byte (the column is complete: its bytes no longer move).
+    private let textBase: UnsafePointer<UInt8>?
     private let textEnds: [UInt32]
     private let values: [DatabaseValue]
     private let nulls: [Bool]
@@ -299,6 +313,7 @@ struct ImageColumnReader {
         kind = column.kind
         numbers = column.numbers
         textBytes = column.textBytes
+        textBase = UnsafePointer(column.textBytes.base)
         textEnds = column.textEnds
         values = column.values
         nulls = column.nulls
@@ -307,14 +322,15 @@ struct ImageColumnReader {
     private init() {
         kind = .undecided
         numbers = []
-        textBytes = []
+        textBytes = ImageTextBytes()
+        textBase = nil
         textEnds = []
         values = []
         nulls = []
     }
 
     /// The reader of a property that is not a column (a collection or a backlink).
-    static let absent = ImageColumnReader()
+    static var absent: ImageColumnReader { ImageColumnReader() }
 
     /// The value of row `row`, as SQLite gave it.
     @inline(__always)
@@ -339,13 +355,15 @@ struct ImageColumnReader {
     /// Row `row`'s text in the reader `reader` points to, when the column holds
     /// text and the row is not NULL. Through the pointer, field by field: a
     /// method on the struct would copy the whole reader for the decoding call
-    /// (a retain and a release of each of its arrays), here only the bytes are held.
+    /// (a retain and a release of each of its arrays). The bytes are read
+    /// through ``textBase``, with no reference counted: the image holds its
+    /// readers, and an object reads from an image only while the cache holds it.
     @inline(__always)
     static func text(in reader: UnsafePointer<ImageColumnReader>, at row: Int) -> String? {
         guard reader.pointee.kind == .text, reader.pointee.nulls.isEmpty || !reader.pointee.nulls[row] else { return nil }
         let start = row == 0 ? 0 : Int(reader.pointee.textEnds[row - 1])
         let end = Int(reader.pointee.textEnds[row])
-        return reader.pointee.textBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        return String(decoding: UnsafeBufferPointer(start: reader.pointee.textBase.map { $0 + start }, count: end - start), as: UTF8.self)
     }
 }
 
