@@ -44,6 +44,7 @@ struct PendingUpdateTests {
                 contact.email = "ada@example.org"
                 contact.nickname = "A"
                 contact.age = 37   // set twice: the last value wins
+                contact.name = "Ada L."   // the first property set, set again after others
                 #expect(try rowsChanged(vault) - before == 1)
                 // A second object, then the first again: one row change each time the row moves on.
                 let other = try #require(vault.object(ofType: PUContact.self, forPrimaryKey: 2))
@@ -56,7 +57,7 @@ struct PendingUpdateTests {
         }
         let reopened = try openVault()
         let ada = try #require(reopened.object(ofType: PUContact.self, forPrimaryKey: 1))
-        #expect(ada.name == "Ada" && ada.age == 37 && ada.email == "ada@example.org" && ada.nickname == nil)
+        #expect(ada.name == "Ada L." && ada.age == 37 && ada.email == "ada@example.org" && ada.nickname == nil)
         let bea = try #require(reopened.object(ofType: PUContact.self, forPrimaryKey: 2))
         #expect(bea.name == "Bea" && bea.age == 50)
         #expect(reopened.objects(PUContact.self).filter("email == %@", "ada@example.org").map(\.id) == [1])

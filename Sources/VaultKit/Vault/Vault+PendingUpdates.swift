@@ -36,26 +36,59 @@ import VaultCore
 // class, property and connection.
 
 /// Property values written to one row and not yet sent to SQLite.
+///
+/// The first property set is kept inline and the rest in arrays, so the usual
+/// update — one property of a row, in a loop over many rows — allocates
+/// nothing: with two arrays here and a third for the statement's arguments it
+/// made four allocations an update (callgrind, 10,000 updates a transaction:
+/// about 1,000 instructions of about 25,000 each).
 struct PendingRowUpdate {
     let schema: ObjectSchema
     let rowID: Int64
-    /// Property indexes, in the order they were first set, and their encoded values.
-    private(set) var properties: [Int] = []
-    private(set) var values: [DatabaseValue] = []
+    /// The first property set and its encoded value.
+    private(set) var firstProperty: Int
+    private(set) var firstValue: DatabaseValue
+    /// The properties set after the first, in the order first set, and their encoded values.
+    private(set) var laterProperties: [Int] = []
+    private(set) var laterValues: [DatabaseValue] = []
 
-    init(schema: ObjectSchema, rowID: Int64) {
+    init(schema: ObjectSchema, rowID: Int64, property: Int, value: DatabaseValue) {
         self.schema = schema
         self.rowID = rowID
+        firstProperty = property
+        firstValue = value
     }
+
+    /// Every property set, in the order first set.
+    var properties: [Int] { [firstProperty] + laterProperties }
 
     func isFor(_ otherSchema: ObjectSchema, rowID otherRowID: Int64) -> Bool { schema === otherSchema && rowID == otherRowID }
 
     mutating func set(_ index: Int, to value: DatabaseValue) {
-        if let position = properties.firstIndex(of: index) {
-            values[position] = value
+        if index == firstProperty {
+            firstValue = value
+        } else if let position = laterProperties.firstIndex(of: index) {
+            laterValues[position] = value
         } else {
-            properties.append(index)
-            values.append(value)
+            laterProperties.append(index)
+            laterValues.append(value)
+        }
+    }
+
+    /// Runs `body` with the UPDATE's arguments: each property's value, in
+    /// ``properties`` order, then the row id.
+    func withArguments(_ body: (UnsafeBufferPointer<DatabaseValue>) throws -> Void) rethrows {
+        try withUnsafeTemporaryAllocation(of: DatabaseValue.self, capacity: laterValues.count + 2) { arguments in
+            arguments.initializeElement(at: 0, to: firstValue)
+            var initialized = 1
+            defer { UnsafeMutableBufferPointer(rebasing: arguments[..<initialized]).deinitialize() }
+            for value in laterValues {
+                arguments.initializeElement(at: initialized, to: value)
+                initialized += 1
+            }
+            arguments.initializeElement(at: initialized, to: .integer(rowID))
+            initialized += 1
+            try body(UnsafeBufferPointer(arguments))
         }
     }
 }
@@ -72,10 +105,13 @@ extension Vault {
             guard deferredError == nil else { return }
         }
         session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: true)
-        var pending = session.pendingUpdate ?? PendingRowUpdate(schema: schema, rowID: rowID)
-        session.pendingUpdate = nil   // keeps `pending` uniquely referenced while it changes
-        pending.set(index, to: value)
-        session.pendingUpdate = pending
+        if var pending = session.pendingUpdate {
+            session.pendingUpdate = nil   // keeps `pending`'s arrays uniquely referenced while it changes
+            pending.set(index, to: value)
+            session.pendingUpdate = pending
+        } else {
+            session.pendingUpdate = PendingRowUpdate(schema: schema, rowID: rowID, property: index, value: value)
+        }
         let version = contentVersion
         if let primaryKey { session.primaryKeyCache.patch(schema, rowID: rowID, primaryKey: primaryKey, index: index, value: value, from: version, to: version &+ 1) }
         contentVersion = version &+ 1
@@ -92,12 +128,12 @@ extension Vault {
         }
         do {
             let statement: Statement
-            if pending.properties.count == 1, let index = pending.properties.first {
-                statement = try pending.schema.updateStatement(forProperty: index, on: writer)
+            if pending.laterProperties.isEmpty {
+                statement = try pending.schema.updateStatement(forProperty: pending.firstProperty, on: writer)
             } else {
                 statement = try writer.cachedStatement(pending.schema.updateSQL(columns: pending.properties))
             }
-            try statement.execute(pending.values + [.integer(pending.rowID)])
+            try pending.withArguments { arguments in try statement.execute(arguments) }
         } catch {
             deferError(error)
         }
