@@ -35,7 +35,7 @@ final class ImageTextBytes {
         let copy = ImageTextBytes()
         copy.reserve(count)
         if let base, count > 0, let target = copy.base {
-            target.update(from: base, count: count)
+            target.initialize(from: base, count: count)
         }
         copy.count = count
         return copy
@@ -48,7 +48,8 @@ final class ImageTextBytes {
             // Out of memory: nothing sensible can continue (as Swift's own allocator does for an array).
             fatalError("VaultKit could not allocate \(total) bytes for a table image's text")
         }
-        base = grown.assumingMemoryBound(to: UInt8.self)
+        // `realloc` keeps the bytes in use (initialised as `UInt8`) and leaves the rest unbound: bind it all.
+        base = grown.bindMemory(to: UInt8.self, capacity: total)
         capacity = total
     }
 
@@ -59,7 +60,7 @@ final class ImageTextBytes {
         let needed = count &+ bytes.count
         if needed > capacity { reserve(Swift.max(needed, capacity &* 2, 64)) }
         guard let base else { return }
-        (base + count).update(from: source, count: bytes.count)
+        (base + count).initialize(from: source, count: bytes.count)
         count = needed
     }
 
