@@ -76,7 +76,7 @@ extension Results {
         }
         /// ``image``, not counted: `next()` reads it through this, so handing out an
         /// object from an image retains and releases nothing for the image (the
-        /// strong reference above keeps it alive; about 3 % of a filtered query's
+        /// strong reference above keeps it alive; 1.5 % of the filtered profile's
         /// instructions, callgrind).
         private var imageReference: Unmanaged<TableImage>?
         private var imageRows: [Int]?

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Why not a `[UInt8]`: an object's getter reads its text from the image
 /// (``ImageColumnReader``), and reaching an array's bytes from there retained
-/// and released the array on every read (about 2.5 % of a filtered query's
+/// and released the array on every read (3.4 % of the filtered profile's
 /// instructions, callgrind). An array's buffer address may not be kept past
 /// `withUnsafeBufferPointer`; memory from `malloc` stays where it is until it is
 /// freed, so a reader may keep ``base`` for as long as it keeps this object,
