@@ -59,8 +59,11 @@ struct EncryptedStorageTests {
         }
         try vault.write { db in
             try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            // Rows of about 250 bytes: some 190 pages, so that spilled frames fill
+            // whole 63-frame groups, which the WAL writes without waiting for the commit.
+            let padding = String(repeating: "p", count: 200)
             for i in 1...3000 {
-                try db.execute("INSERT INTO t(id, body) VALUES (?, ?)", arguments: [.integer(Int64(i)), .text("\(plaintextMarker) \(i)")])
+                try db.execute("INSERT INTO t(id, body) VALUES (?, ?)", arguments: [.integer(Int64(i)), .text("\(plaintextMarker) \(i) \(padding)")])
             }
             // Still inside the transaction: spilled pages are in the WAL now.
             let wal = try Data(contentsOf: URL(fileURLWithPath: url.path + "-wal"))

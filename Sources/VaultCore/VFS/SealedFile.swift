@@ -7,8 +7,9 @@ import Foundation
 /// Invariants (see `VaultVFS.swift` for the essay):
 /// 1. Every read opens whole units, whatever sub-range SQLite asks for, and
 ///    never hands SQLite a byte that failed authentication.
-/// 2. Every write seals into a private scratch buffer: SQLite's buffers are
-///    never written to (SQLite's own `cksumvfs` does, and loses WAL commits).
+/// 2. Every write seals into memory of the handle's own (a scratch buffer, or
+///    the WAL's frame batch, see WALWriteBatch): SQLite's buffers are never
+///    written to (SQLite's own `cksumvfs` does, and loses WAL commits).
 /// 3. A page's reserved tail is zero in SQLite's memory: writes check it and
 ///    reads return it as zeros (WAL checksums cover the whole page, wal.c:822).
 /// 4. Only bytes that exist on disk are opened: a unit absent on disk reads as
@@ -35,6 +36,8 @@ final class SealedFile {
     /// One unit's logical bytes, for partial reads and read-modify-write.
     private let scratchUnit: UnsafeMutableRawPointer
     private var knownPhysicalSize: Int64 = -1
+    /// WAL frames sealed and not yet written (WAL handles only; see WALWriteBatch).
+    var walBatch = WALWriteBatch()
     private static let scratchSize = SealedFileLayout.pageSize + SealedFileLayout.blockLengthPrefix
 
     init(wrapped: UnsafeMutablePointer<sqlite3_file>, mode: Mode, path: String, registeredDatabasePath: String?) {
@@ -54,6 +57,7 @@ final class SealedFile {
         scratchSealed.deallocate()
         scratchPlain.deallocate()
         scratchUnit.deallocate()
+        walBatch.deallocate()
         if let registeredDatabasePath { VaultRegistry.releaseDatabase(path: registeredDatabasePath) }
     }
 
@@ -168,7 +172,16 @@ final class SealedFile {
     }
 
     /// Seals `unit` from `plaintext` (its logical bytes) and writes it.
-    private func writeUnit(_ unit: UnitGeometry, from plaintext: UnsafeRawPointer, usedLength: Int, sealer: UnitSealer) -> Int32 {
+    func writeUnit(_ unit: UnitGeometry, from plaintext: UnsafeRawPointer, usedLength: Int, sealer: UnitSealer) -> Int32 {
+        let rc = sealUnit(unit, from: plaintext, usedLength: usedLength, sealer: sealer, into: scratchSealed)
+        guard rc == SQLITE_OK else { return rc }
+        return physicalWrite(scratchSealed, unit.physicalLength, unit.physicalStart)
+    }
+
+    /// Seals `unit` from `plaintext` (its logical bytes) into `destination`
+    /// (`unit.physicalLength` bytes, as they go on disk).
+    func sealUnit(_ unit: UnitGeometry, from plaintext: UnsafeRawPointer, usedLength: Int, sealer: UnitSealer,
+                  into destination: UnsafeMutableRawPointer) -> Int32 {
         if unit.zeroTail > 0 {
             // Invariant 3: a page whose reserved tail is not zero cannot be stored in place.
             let tail = UnsafeRawBufferPointer(start: plaintext + (unit.logicalLength - unit.zeroTail), count: unit.zeroTail)
@@ -178,13 +191,13 @@ final class SealedFile {
             }
         }
         if unit.lengthPrefix == 0 {
-            sealer.seal(plaintext, count: unit.sealedLength, into: scratchSealed, kind: unit.kind, index: unit.index)
+            sealer.seal(plaintext, count: unit.sealedLength, into: destination, kind: unit.kind, index: unit.index)
         } else {
             scratchPlain.storeBytes(of: UInt32(usedLength).littleEndian, as: UInt32.self)
             (scratchPlain + unit.lengthPrefix).copyMemory(from: plaintext, byteCount: unit.logicalLength)
-            sealer.seal(scratchPlain, count: unit.sealedLength, into: scratchSealed, kind: unit.kind, index: unit.index)
+            sealer.seal(scratchPlain, count: unit.sealedLength, into: destination, kind: unit.kind, index: unit.index)
         }
-        return physicalWrite(scratchSealed, unit.physicalLength, unit.physicalStart)
+        return SQLITE_OK
     }
 
     /// Seals empty units for any whole unit missing between the end of the
@@ -244,6 +257,8 @@ final class SealedFile {
 
     func read(_ buffer: UnsafeMutableRawPointer, amount: Int, offset: Int64) -> Int32 {
         guard case .sealed(let layout, let sealer) = mode else { return physicalRead(buffer, amount, offset) }
+        let flushed = flushWALBatch()
+        guard flushed == SQLITE_OK else { return flushed }
         if case .wal = layout, WALTail.isRecoveryRead(amount: amount, offset: offset) {
             return readDuringRecovery(buffer, amount: amount, offset: offset, layout: layout, sealer: sealer)
         }
@@ -356,6 +371,14 @@ final class SealedFile {
 
     func write(_ buffer: UnsafeRawPointer, amount: Int, offset: Int64) -> Int32 {
         guard case .sealed(let layout, let sealer) = mode else { return physicalWrite(buffer, amount, offset) }
+        if case .wal = layout {
+            let unit = layout.unit(at: offset)
+            if offset == unit.logicalStart, amount == unit.logicalLength, unit.kind == .walFrameHeader || unit.kind == .walPage {
+                return writeWALFrameUnit(unit, from: buffer, sealer: sealer)
+            }
+            let flushed = flushWALBatch()
+            guard flushed == SQLITE_OK else { return flushed }
+        }
         var done = 0
         while done < amount {
             let position = offset + Int64(done)
@@ -390,6 +413,8 @@ final class SealedFile {
 
     func truncate(_ logicalSize: Int64) -> Int32 {
         guard case .sealed(let layout, let sealer) = mode else { return physicalTruncate(logicalSize) }
+        let flushed = flushWALBatch()
+        guard flushed == SQLITE_OK else { return flushed }
         let physical = layout.physicalSize(logicalSize: logicalSize)
         if case .blocks = layout, logicalSize % Int64(SealedFileLayout.blockSize) != 0 {
             // The last kept block records the new used length.
@@ -411,6 +436,8 @@ final class SealedFile {
 
     func fileSize() -> (status: Int32, size: Int64) {
         guard case .sealed(let layout, let sealer) = mode else { return physicalSize() }
+        let flushed = flushWALBatch()
+        guard flushed == SQLITE_OK else { return (flushed, 0) }
         if case .blocks = layout { return logicalBlockFileSize(layout: layout, sealer: sealer) }
         let (status, size) = physicalSize()
         guard status == SQLITE_OK else { return (status, 0) }

@@ -33,7 +33,10 @@ import Foundation
 //     the page (wal.c:822).
 //  3. A frame header and its page are written by separate xWrite calls, while
 //     recovery reads whole frames in one xRead (wal.c:3529, 1338): every call
-//     is split into units; nothing is buffered across calls.
+//     is split into units. Whole WAL frames are sealed into a batch and written
+//     a group at a time, before anything could read or publish them: at the
+//     page of a commit frame, at a group's end, and before any other call on
+//     the handle (WALWriteBatch.swift). Nothing else is buffered across calls.
 //  4. Page 1 is read in pieces (100 bytes at 0, 16 at 24; pager.c:3846): every
 //     read opens whole units and serves any sub-range.
 //  5. The reserve must be set before the first write (main.c:3946): the
@@ -61,6 +64,9 @@ import Foundation
 //     recovery (btree.c, sqlite3PagerReadFileheader): a page 1 torn by power
 //     loss mid-checkpoint gets a stand-in for those bytes (geometry only); the
 //     page itself is authenticated when read (SealedFile.readDatabaseHeader).
+// 15. The unix VFS writes at most 0x1ffff bytes a call (os_unix.c,
+//     seekAndWrite) and reports a longer write as SQLITE_FULL: a batch is
+//     written 31 pages a call.
 //
 // WHAT IS LEFT OUT
 //
@@ -293,8 +299,12 @@ private let sealedIOMethods = IOMethodsTable(methods: {
         guard let state = handle.pointee.state else { return SQLITE_OK }
         let object = Unmanaged<SealedFile>.fromOpaque(state)
         let wrapped = object.takeUnretainedValue().wrapped
-        var status = SQLITE_OK
-        if let methods = wrapped.pointee.pMethods, let close = methods.pointee.xClose { status = close(wrapped) }
+        // Frames still batched were never published (see WALWriteBatch): written all the same.
+        var status = object.takeUnretainedValue().flushWALBatch()
+        if let methods = wrapped.pointee.pMethods, let close = methods.pointee.xClose {
+            let closed = close(wrapped)
+            if status == SQLITE_OK { status = closed }
+        }
         handle.pointee.state = nil
         object.release()
         return status
@@ -319,6 +329,8 @@ private let sealedIOMethods = IOMethodsTable(methods: {
     }
     m.xFileControl = { file, op, argument in
         guard let state = sealedFile(file) else { return SQLITE_NOTFOUND }
+        let flushed = state.flushWALBatch()
+        guard flushed == SQLITE_OK else { return flushed }
         return vaultFileControl(state, op, argument)
     }
     m.xDeviceCharacteristics = { file in
@@ -330,7 +342,11 @@ private let sealedIOMethods = IOMethodsTable(methods: {
     // Pass-through: locking, syncing, sector size and the -shm wal-index.
     m.xSync = { file, flags in
         guard let (w, io) = wrappedMethods(file), let f = io.xSync else { return SQLITE_IOERR }
-        if let state = sealedFile(file), let injected = FaultInjection.failure(.sync, path: state.path) { return injected }
+        if let state = sealedFile(file) {
+            let flushed = state.flushWALBatch()
+            guard flushed == SQLITE_OK else { return flushed }
+            if let injected = FaultInjection.failure(.sync, path: state.path) { return injected }
+        }
         let status = f(w, flags)
         if status == SQLITE_OK, let state = sealedFile(file) { FaultInjection.didSync(state.path) }
         return status
