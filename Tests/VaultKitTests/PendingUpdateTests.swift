@@ -11,13 +11,19 @@ final class PUContact: Object {
     @Persisted var nickname: String?
 }
 
+final class PUTag: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var label = ""
+    @Persisted var owner: PUContact?
+}
+
 @Suite("Property writes: one UPDATE per object, and SQL inside the write always sees them")
 struct PendingUpdateTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory("pending-updates") }
 
     private func openVault() throws -> Vault {
-        try Vault(configuration: Vault.Configuration(fileURL: directory.file("p.vault"), encryptionKey: testKey, objectTypes: [PUContact.self]))
+        try Vault(configuration: Vault.Configuration(fileURL: directory.file("p.vault"), encryptionKey: testKey, objectTypes: [PUContact.self, PUTag.self]))
     }
 
     private func seed(_ vault: Vault) throws {
@@ -124,5 +130,66 @@ struct PendingUpdateTests {
         #expect(contact.name == "n1" && contact.age == 21)
         let reopened = try openVault()
         #expect(reopened.object(ofType: PUContact.self, forPrimaryKey: 1)?.name == "n1")
+    }
+
+    @Test("many rows set in any order, one set again after others, rows of two classes with equal ids: stored as set, observers told exactly which properties")
+    func manyRowsInAnyOrder() throws {
+        let ids = Array(1...400)
+        var generator = SplitMix64(seed: 26)
+        let order = ids.shuffled(using: &generator)
+        do {
+            let vault = try openVault()
+            try vault.write {
+                for id in ids { vault.add(PUContact(value: ["id": id, "name": "n\(id)", "email": "e\(id)@x.org", "age": id])) }
+                for id in 1...20 { vault.add(PUTag(value: ["id": id, "label": "t\(id)"])) }
+            }
+            let contacts = vault.objects(PUContact.self)
+            var ageChanges: [[Int]] = [], nameChanges: [[Int]] = [], tagChanges: [[Int]] = []
+            var objectChanges: [[String]] = []
+            var linkUpdates = 0
+            let five = try #require(vault.object(ofType: PUContact.self, forPrimaryKey: 5))
+            let tokens = [
+                contacts.observe(keyPaths: ["age"]) { if case .update(_, _, _, let modified) = $0 { ageChanges.append(modified) } },
+                contacts.observe(keyPaths: ["name"]) { if case .update(_, _, _, let modified) = $0 { nameChanges.append(modified) } },
+                vault.objects(PUTag.self).observe { if case .update(_, _, _, let modified) = $0 { tagChanges.append(modified) } },
+                // No link is set: an UPDATE the change capture did not expect would count as one.
+                vault.objects(PUTag.self).observe(keyPaths: ["owner"]) { if case .update = $0 { linkUpdates += 1 } },
+                five.observe { if case .change(_, let properties) = $0 { objectChanges.append(properties.map(\.name).sorted()) } },
+            ]
+            vault.refresh()
+            // Looked up once before the write: the lookups inside it are then answered by
+            // the key cache (which property sets keep current), so nothing inside the
+            // write reaches SQLite until the rows are counted.
+            for id in ids { _ = vault.object(ofType: PUContact.self, forPrimaryKey: id) }
+            for id in 1...20 { _ = vault.object(ofType: PUTag.self, forPrimaryKey: id) }
+            try vault.write {
+                let before = try rowsChanged(vault)
+                for (step, id) in order.enumerated() {
+                    guard let contact = vault.object(ofType: PUContact.self, forPrimaryKey: id) else { continue }
+                    contact.age = 1_000 + id
+                    if id == 5 { contact.name = "five" }
+                    // Tags share ids with contacts: their rows are sent among the contacts'.
+                    if step % 20 == 0 { vault.object(ofType: PUTag.self, forPrimaryKey: step / 20 + 1)?.label = "set \(step)" }
+                }
+                // Row 5 again, long after: its last value is the one kept.
+                vault.object(ofType: PUContact.self, forPrimaryKey: 5)?.age = 5_555
+                // One UPDATE per row set, the twice-set row twice (reading the count sends them).
+                #expect(try rowsChanged(vault) - before == ids.count + 20 + 1)
+            }
+            vault.refresh()
+            #expect(ageChanges == [ids.map { $0 - 1 }])
+            #expect(nameChanges == [[4]])
+            #expect(tagChanges == [Array(0..<20)])
+            #expect(objectChanges == [["age", "name"]])
+            #expect(linkUpdates == 0)
+            withExtendedLifetime(tokens) {}
+        }
+        let reopened = try openVault()
+        for contact in reopened.objects(PUContact.self) {
+            #expect(contact.age == (contact.id == 5 ? 5_555 : 1_000 + contact.id))
+            #expect(contact.name == (contact.id == 5 ? "five" : "n\(contact.id)"))
+        }
+        #expect(reopened.objects(PUTag.self).sorted(byKeyPath: "id").map(\.label) == (0..<20).map { "set \($0 * 20)" })
+        #expect(Vault.rowOrder([]) == [])
     }
 }

@@ -112,6 +112,13 @@ final class ChangeCapture {
         if isUpdateStatement { expectedUpdate = (className, rowID) }
     }
 
+    /// VaultKit is about to send the UPDATE of properties it announced with
+    /// ``willWrite(className:rowID:propertyIndexes:isUpdateStatement:)`` (pending
+    /// writes go to SQLite later, many rows at a time, see Vault+PendingUpdates).
+    func willSendUpdate(className: String, rowID: Int64) {
+        if isForObservers { expectedUpdate = (className, rowID) }
+    }
+
     /// VaultKit is about to renumber a list entry's position (table: the list's
     /// side table, unquoted). A move is not a write of the element: Realm reports
     /// the entries a change shifted as moved or kept, never as modified, and the

@@ -162,6 +162,7 @@ extension Vault {
     public func cancelWrite() {
         guard isInWriteTransaction else { return }
         session.pendingUpdate = nil
+        session.pendingRows = []
         _ = endCapture()
         // A transaction that failed to begin holds no writer: nothing to roll back.
         if let writer = borrowedWriter { _ = try? writer.execute("ROLLBACK TRANSACTION") }

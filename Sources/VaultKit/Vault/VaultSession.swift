@@ -83,8 +83,10 @@ final class VaultSession {
     /// Classes registered in a read-only vault that has no table for them: they read as empty.
     var absentClasses: Set<String> = []
     var writeDepth = 0
-    /// Property writes to one row not yet sent to SQLite (see Vault+PendingUpdates).
+    /// Property writes to the row set last, not yet sent to SQLite (see Vault+PendingUpdates).
     var pendingUpdate: PendingRowUpdate?
+    /// Property writes to rows set before it, not yet sent (non-empty only while `pendingUpdate` is set).
+    var pendingRows: [PendingRowUpdate] = []
     /// Rows looked up by primary key at the current content version (see PrimaryKeyCache).
     let primaryKeyCache = PrimaryKeyCache()
     /// Classes' rows in memory at the current content version (see TableImages/TableImage.swift).
