@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultTestSupport
+import VaultCore
 @testable import VaultKit
 
 // Rows looked up by primary key are kept for the version they were read at:
@@ -120,6 +121,28 @@ struct PrimaryKeyCacheTests {
             return Dictionary(uniqueKeysWithValues: other.objects(SpellingItem.self).map { ($0.id, $0.name) })
         }
         #expect(stored == expected)
+    }
+
+    @Test("keys of every kind are told apart: an integer from the same number as text or real, from NULL, and from the same integer of another class")
+    func keysOfEveryKind() throws {
+        let directory = try TemporaryDirectory("pk-cache-kinds")
+        let vault = try Vault(configuration: StorageMode.inMemory.configuration(directory, types: [SpellingItem.self, PUContact.self]))
+        let items = vault.schema(for: SpellingItem.self), contacts = vault.schema(for: PUContact.self)
+        let cache = PrimaryKeyCache()
+        let keys: [(ObjectSchema, DatabaseValue)] = [
+            (items, .integer(1)), (items, .text("1")), (items, .real(1)), (items, .null), (items, .blob(Data([1]))),
+            (items, .integer(-1)), (items, .integer(Int64.max)), (contacts, .integer(1)), (contacts, .text("1")),
+        ]
+        for (rowID, (schema, key)) in keys.enumerated() {
+            cache.store(PrimaryKeyCache.Row(rowID: Int64(rowID), values: [key]), schema, key, version: 7)
+        }
+        #expect(cache.count == keys.count)
+        for (rowID, (schema, key)) in keys.enumerated() {
+            #expect(cache.lookup(schema, key, version: 7)??.rowID == Int64(rowID), "\(schema.className) \(key)")
+        }
+        #expect(cache.lookup(items, .integer(2), version: 7) == nil)
+        #expect(cache.lookup(items, .text("2"), version: 7) == nil)
+        #expect(cache.lookup(items, .integer(1), version: 8) == nil)
     }
 
     @Test("the cache never holds more than its capacity")

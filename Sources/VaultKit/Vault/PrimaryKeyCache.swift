@@ -40,6 +40,20 @@ final class PrimaryKeyCache {
     private struct Key: Hashable {
         let schema: ObjectIdentifier
         let primaryKey: DatabaseValue
+
+        // Integer keys, the usual kind, compared and hashed without the
+        // synthesized enum conformance's generic path (which compared every key
+        // probed through an outlined copy of both values).
+        static func == (a: Key, b: Key) -> Bool {
+            guard a.schema == b.schema else { return false }
+            if case .integer(let x) = a.primaryKey, case .integer(let y) = b.primaryKey { return x == y }
+            return a.primaryKey == b.primaryKey
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(schema)
+            if case .integer(let value) = primaryKey { hasher.combine(value) } else { hasher.combine(primaryKey) }
+        }
     }
 
     /// A cached lookup: the row, or nil for "no object has this key".
