@@ -190,6 +190,22 @@ struct PendingUpdateTests {
             #expect(contact.name == (contact.id == 5 ? "five" : "n\(contact.id)"))
         }
         #expect(reopened.objects(PUTag.self).sorted(byKeyPath: "id").map(\.label) == (0..<20).map { "set \($0 * 20)" })
-        #expect(Vault.rowOrder([]) == [])
+    }
+
+    @Test("pending rows are sent by row id, equal ids in the order set, whatever the ids (negative, from 2⁴⁷ up)")
+    func sendingOrder() throws {
+        let schema = try openVault().schema(for: PUContact.self)
+        func order(_ ids: [Int64]) -> [Int] {
+            let rows = ids.map { PendingRowUpdate(schema: schema, rowID: $0, property: 1, value: .null) }
+            return rows.withUnsafeBufferPointer { Vault.rowOrder($0) }
+        }
+        #expect(order([]) == [])
+        #expect(order([1, 2, 3]) == [0, 1, 2])
+        #expect(order([5, 3, 5, 1, 3]) == [3, 1, 4, 0, 2])
+        #expect(order([5, -2, 5, Int64.max, -2]) == [1, 4, 0, 2, 3])
+        #expect(order([1 << 47, 7, 1 << 47, 6]) == [3, 1, 0, 2])
+        var generator = SplitMix64(seed: 3)
+        let ids = (0..<5_000).map { _ in Int64.random(in: 0..<500, using: &generator) }
+        #expect(order(ids) == ids.indices.sorted { (ids[$0], $0) < (ids[$1], $1) })
     }
 }

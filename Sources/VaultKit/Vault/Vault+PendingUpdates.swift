@@ -161,16 +161,18 @@ extension Vault {
             return
         }
         do {
-            for position in Self.rowOrder(rows) {
-                let pending = rows[position]
-                let statement: Statement
-                if pending.laterProperties.isEmpty {
-                    statement = try pending.schema.updateStatement(forProperty: pending.firstProperty, on: writer)
-                } else {
-                    statement = try writer.cachedStatement(pending.schema.updateSQL(columns: pending.properties))
+            // Through the buffer: each row is read in place, not copied (a copy retained its schema and arrays).
+            try rows.withUnsafeBufferPointer { rows in
+                for position in Self.rowOrder(rows) {
+                    let statement: Statement
+                    if rows[position].laterProperties.isEmpty {
+                        statement = try rows[position].schema.updateStatement(forProperty: rows[position].firstProperty, on: writer)
+                    } else {
+                        statement = try writer.cachedStatement(rows[position].schema.updateSQL(columns: rows[position].properties))
+                    }
+                    session.capture?.willSendUpdate(className: rows[position].schema.className, rowID: rows[position].rowID)
+                    try rows[position].withArguments { arguments in try statement.execute(arguments) }
                 }
-                session.capture?.willSendUpdate(className: pending.schema.className, rowID: pending.rowID)
-                try pending.withArguments { arguments in try statement.execute(arguments) }
             }
         } catch {
             deferError(error)
@@ -182,15 +184,29 @@ extension Vault {
     /// or one row set through two schema objects — a typed and a dynamic
     /// object — keep their order). Already ordered rows, as a loop over a
     /// class's objects sets them, are not sorted.
-    static func rowOrder(_ rows: [PendingRowUpdate]) -> [Int] {
-        var keys: [(rowID: Int64, position: Int)] = []
-        keys.reserveCapacity(rows.count)
+    static func rowOrder(_ rows: UnsafeBufferPointer<PendingRowUpdate>) -> [Int] {
+        // Row ids below 2⁴⁷ (all VaultKit assigns) and positions below 2¹⁶ (the
+        // pending rows are fewer) make one integer each, in the order wanted: a
+        // plain integer sort, a tenth of the instructions of a stable sort of pairs.
+        var packed: [UInt64] = []
+        packed.reserveCapacity(rows.count)
         var ordered = true
+        var previous = Int64.min
         for (position, row) in rows.enumerated() {
-            if let last = keys.last, last.rowID > row.rowID { ordered = false }
-            keys.append((row.rowID, position))
+            guard row.rowID >= 0, row.rowID < 1 << 47, position < 1 << 16 else { return stableRowOrder(rows) }
+            if row.rowID < previous { ordered = false }
+            previous = row.rowID
+            packed.append(UInt64(row.rowID) << 16 | UInt64(position))
         }
-        if !ordered { keys.sort { ($0.rowID, $0.position) < ($1.rowID, $1.position) } }
+        if ordered { return Array(rows.indices) }
+        packed.sort()
+        return packed.map { Int($0 & 0xFFFF) }
+    }
+
+    /// ``rowOrder(_:)`` for any row ids.
+    private static func stableRowOrder(_ rows: UnsafeBufferPointer<PendingRowUpdate>) -> [Int] {
+        var keys = rows.enumerated().map { (rowID: $0.element.rowID, position: $0.offset) }
+        keys.sort { ($0.rowID, $0.position) < ($1.rowID, $1.position) }
         return keys.map(\.position)
     }
 }
