@@ -33,6 +33,17 @@ struct WALWriteBatchTests {
         return result
     }
 
+    /// A vault whose log only grows (no checkpoint, in a commit or in the
+    /// background): commits land at every slot of several groups.
+    static func openGrowingLog(_ url: URL, key: MasterKey,
+                               _ configure: (inout VaultDatabase.Configuration) -> Void = { _ in }) throws -> VaultDatabase {
+        try openVault(url, key: key) { config in
+            config.walAutocheckpointPages = 0
+            config.checkpointsInBackground = false
+            configure(&config)
+        }
+    }
+
     static func expected(_ ids: ClosedRange<Int>) -> [Int: String] {
         Dictionary(uniqueKeysWithValues: ids.map { ($0, body($0)) })
     }
@@ -42,11 +53,7 @@ struct WALWriteBatchTests {
         let directory = try TemporaryDirectory()
         let url = directory.file("b.vault")
         let key = try MasterKey.generate()
-        let vault = try openVault(url, key: key) { config in
-            config.synchronous = synchronous
-            config.walAutocheckpointPages = 0   // the log only grows: commits land at every slot of several groups
-            config.checkpointsInBackground = false
-        }
+        let vault = try Self.openGrowingLog(url, key: key) { config in config.synchronous = synchronous }
         try vault.write { db in try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
         var next = 1
         // Sizes around a group's 63 frames, so that commits start and end at every kind of slot.
@@ -69,10 +76,9 @@ struct WALWriteBatchTests {
         let directory = try TemporaryDirectory()
         let url = directory.file("s.vault")
         let key = try MasterKey.generate()
-        let vault = try openVault(url, key: key) { config in
+        let vault = try Self.openGrowingLog(url, key: key) { config in
             config.pageCacheSize = 64 * 1024   // 16 pages: the transaction spills to the WAL as it goes
             config.spillThreshold = 0
-            config.walAutocheckpointPages = 0
         }
         try vault.write { db in
             try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
@@ -103,10 +109,7 @@ struct WALWriteBatchTests {
         let directory = try TemporaryDirectory()
         let url = directory.file("w.vault")
         let key = try MasterKey.generate()
-        let vault = try openVault(url, key: key) { config in
-            config.walAutocheckpointPages = 0
-            config.checkpointsInBackground = false
-        }
+        let vault = try Self.openGrowingLog(url, key: key)
         try vault.write { db in try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
         let walSizeBefore = try FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int ?? 0
         let prefix = directory.url.path + "/"
@@ -128,10 +131,7 @@ struct WALWriteBatchTests {
         // How many I/O calls the failing transaction makes, counted once.
         func run(_ url: URL, failAt point: Int?) throws -> (calls: Int, committed: Bool) {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let vault = try openVault(url, key: key) { config in
-                config.walAutocheckpointPages = 0
-                config.checkpointsInBackground = false
-            }
+            let vault = try Self.openGrowingLog(url, key: key)
             try vault.write { db in
                 try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
                 try Self.insert(db, ids: 1...70)
