@@ -93,6 +93,12 @@ struct ImageFilterTests {
         case 3:
             let (a, x) = filter(&generator, depth: depth + 1)
             return ("NOT (\(a))", x)
+        case 4:
+            // Two comparisons of one column AND-ed (a range: `age >= 30 AND age < 40`).
+            let column = pick(Self.columns.filter(\.ordered), &generator)
+            let operators = ["==", "!=", "<", "<=", ">", ">="]
+            return ("\(column.name) \(pick(operators, &generator)) %@ AND \(column.name) \(pick(operators, &generator)) %@",
+                    [pick(column.values, &generator), pick(column.values, &generator)])
         default:
             let column = pick(Self.columns, &generator)
             let operators = column.ordered ? ["==", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN", "flipped"] : ["==", "!=", "IN"]
@@ -284,6 +290,39 @@ struct ImageColumnTests {
         #expect(!reals.refine(&realTruths, .less, .real(.nan)))
         #expect(!reals.refine(&realTruths, .less, .integer(3)))
         #expect(realTruths == Array(repeating: .true, count: reals.count))
+    }
+
+    @Test("two ranges of one column of numbers, AND-ed, are one loop over their intersection, at every edge")
+    func rangeIntersections() {
+        let operators: [ImageFilter.Operator] = [.equal, .less, .lessOrEqual, .greater, .greaterOrEqual]
+        var integers = ImageColumn(), reals = ImageColumn()
+        for value in Self.integerEdges { integers.append(.integer(value)) }
+        for value in Self.realEdges { reals.append(.real(value)) }
+        func both(_ a: ImageFilter.Truth, _ b: ImageFilter.Truth) -> ImageFilter.Truth { a == .true && b == .true ? .true : .false }
+        for op in operators {
+            for otherOp in operators {
+                for bound in Self.integerEdges {
+                    for otherBound in [Int64.min, -1, 0, 39, 40, .max] {
+                        let merged = integers.truths(op, .integer(bound), and: otherOp, .integer(otherBound), count: integers.count)
+                        let expected = Self.integerEdges.map { both(Self.expected($0, op, bound), Self.expected($0, otherOp, otherBound)) }
+                        #expect(merged == expected, "\(op) \(bound) AND \(otherOp) \(otherBound)")
+                    }
+                }
+                for bound in Self.realEdges {
+                    for otherBound in [-Double.infinity, -0.0, 0.0, 1.5, .infinity] {
+                        let merged = reals.truths(op, .real(bound), and: otherOp, .real(otherBound), count: reals.count)
+                        let expected = Self.realEdges.map { both(Self.expected($0, op, bound), Self.expected($0, otherOp, otherBound)) }
+                        #expect(merged == expected, "\(op) \(bound) AND \(otherOp) \(otherBound)")
+                    }
+                }
+            }
+        }
+        // `!=` is no range, nor is a bound of the other kind or a column with a NULL: each comparison goes its own way.
+        #expect(integers.truths(.notEqual, .integer(3), and: .less, .integer(9), count: integers.count) == nil)
+        #expect(integers.truths(.greater, .integer(3), and: .less, .real(9.5), count: integers.count) == nil)
+        var withNull = integers
+        withNull.append(.null)
+        #expect(withNull.truths(.greater, .integer(3), and: .less, .integer(9), count: withNull.count) == nil)
     }
 
     @Test("a truth's stored byte is its raw value (the loops write raw values in place)")

@@ -270,6 +270,22 @@ struct ImageColumn {
         return (0..<count).map { ImageFilter.compare(self, $0, op, bound) }
     }
 
+    /// SQL's `(value op bound) AND (value otherOp otherBound)` for every row, in
+    /// one loop over the numbers when both comparisons are ranges of them (see
+    /// ``NumberRangeTest/intersection(_:)``): `age >= 30 AND age < 40`, a
+    /// `BETWEEN`. Nil otherwise (each comparison then goes its own way).
+    func truths(_ op: ImageFilter.Operator, _ bound: DatabaseValue, and otherOp: ImageFilter.Operator, _ otherBound: DatabaseValue,
+                count: Int) -> [ImageFilter.Truth]? {
+        guard let first = NumberRangeTest(column: self, op, bound), let second = NumberRangeTest(column: self, otherOp, otherBound),
+              let test = first.intersection(second) else { return nil }
+        return [ImageFilter.Truth](unsafeUninitializedCapacity: count) { truths, initialized in
+            truths.withMemoryRebound(to: UInt8.self) { truths in
+                numbers.withUnsafeBufferPointer { test.write(truths, from: $0, refining: false) }
+            }
+            initialized = count
+        }
+    }
+
     /// SQL's `truths AND (value op bound)`, in place, when one loop over the
     /// numbers can tell it (see ``NumberRangeTest``); false (nothing changed) otherwise.
     /// The comparison is never unknown there, so a row stays as it was where it
@@ -410,6 +426,31 @@ struct NumberRangeTest {
         default:
             return nil
         }
+    }
+
+    /// The test both `self` and `other` pass (a row inside both ranges), for
+    /// one loop where their `AND` would take two: nil when either is `!=` (a
+    /// range's complement) or they compare numbers of different kinds.
+    func intersection(_ other: NumberRangeTest) -> NumberRangeTest? {
+        guard !negated, !other.negated else { return nil }
+        switch (bounds, other.bounds) {
+        case (.nothing, _), (_, .nothing):
+            return NumberRangeTest(bounds: .nothing)
+        case (.integers(let low, let high), .integers(let otherLow, let otherHigh)):
+            let (newLow, newHigh) = (Swift.max(low, otherLow), Swift.min(high, otherHigh))
+            return NumberRangeTest(bounds: newLow <= newHigh ? .integers(newLow, newHigh) : .nothing)
+        case (.reals(let low, let high), .reals(let otherLow, let otherHigh)):
+            // No NaN on either side: these are total orders (a signed zero equals the other).
+            let (newLow, newHigh) = (Swift.max(low, otherLow), Swift.min(high, otherHigh))
+            return NumberRangeTest(bounds: newLow <= newHigh ? .reals(newLow, newHigh) : .nothing)
+        default:
+            return nil
+        }
+    }
+
+    private init(bounds: Bounds) {
+        self.bounds = bounds
+        negated = false
     }
 
     /// Writes the comparison's truth for each number (an integer, or a real's

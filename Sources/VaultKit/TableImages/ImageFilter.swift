@@ -97,14 +97,18 @@ struct ImageFilter {
     // MARK: Evaluation, a column at a time
 
     /// The truth of `node` for every row of `image`: each comparison is one
-    /// loop over its column (numbers compared in place), then `AND`, `OR` and
-    /// `NOT` combine the rows' truths.
+    /// loop over its column (numbers compared in place; two ranges of one
+    /// column `AND`-ed, or a `BETWEEN`, one loop over their intersection),
+    /// then `AND`, `OR` and `NOT` combine the rows' truths.
     static func truths(_ node: Node, _ image: TableImage) -> [Truth] {
         let count = image.count
         switch node {
         case .constant(let value):
             return Array(repeating: value ? .true : .false, count: count)
         case .and(let a, let b):
+            // Two ranges of one column of numbers (`age >= 30 AND age < 40`): one loop.
+            if case .compare(let column, let op, let bound) = a, case .compare(column, let otherOp, let otherBound) = b,
+               let both = image.columns[column].truths(op, bound, and: otherOp, otherBound, count: count) { return both }
             var left = truths(a, image)
             // A comparison of a column of numbers narrows the left side's truths in place.
             if case .compare(let column, let op, let bound) = b, image.columns[column].refine(&left, op, bound) { return left }
@@ -128,6 +132,7 @@ struct ImageFilter {
         case .compare(let column, let op, let bound):
             return image.columns[column].truths(op, bound, count: count)
         case .between(let column, let low, let high):
+            if let both = image.columns[column].truths(.greaterOrEqual, low, and: .lessOrEqual, high, count: count) { return both }
             var left = image.columns[column].truths(.greaterOrEqual, low, count: count)
             if image.columns[column].refine(&left, .lessOrEqual, high) { return left }
             return combine(left, image.columns[column].truths(.lessOrEqual, high, count: count), both)
