@@ -260,12 +260,7 @@ struct ImageColumn {
     /// numbers when the column holds only numbers of the bound's kind, else row by row.
     func truths(_ op: ImageFilter.Operator, _ bound: DatabaseValue, count: Int) -> [ImageFilter.Truth] {
         if let test = NumberRangeTest(column: self, op, bound) {
-            return [ImageFilter.Truth](unsafeUninitializedCapacity: count) { truths, initialized in
-                truths.withMemoryRebound(to: UInt8.self) { truths in
-                    numbers.withUnsafeBufferPointer { test.write(truths, from: $0, refining: false) }
-                }
-                initialized = count
-            }
+            return truths(of: test, count: count)
         }
         return (0..<count).map { ImageFilter.compare(self, $0, op, bound) }
     }
@@ -278,7 +273,12 @@ struct ImageColumn {
                 count: Int) -> [ImageFilter.Truth]? {
         guard let first = NumberRangeTest(column: self, op, bound), let second = NumberRangeTest(column: self, otherOp, otherBound),
               let test = first.intersection(second) else { return nil }
-        return [ImageFilter.Truth](unsafeUninitializedCapacity: count) { truths, initialized in
+        return truths(of: test, count: count)
+    }
+
+    /// `test`'s truth for each of the first `count` numbers, in one loop.
+    private func truths(of test: NumberRangeTest, count: Int) -> [ImageFilter.Truth] {
+        [ImageFilter.Truth](unsafeUninitializedCapacity: count) { truths, initialized in
             truths.withMemoryRebound(to: UInt8.self) { truths in
                 numbers.withUnsafeBufferPointer { test.write(truths, from: $0, refining: false) }
             }
