@@ -33,6 +33,8 @@ open class ObjectBase: CustomStringConvertible {
         // An object taking part in Observation leaves its session's list (see Observation/).
         let manager = reference.takeUnretainedValue()
         if manager.tracking != nil { manager.stopTracking() }
+        // Its row may still wait for its INSERT: the session's list must not name it any more.
+        if manager.waitsForInsert { manager.vault.forgetPendingInsert(of: self) }
         reference.release()
     }
 

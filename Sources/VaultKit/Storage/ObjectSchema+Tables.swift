@@ -144,6 +144,17 @@ extension ObjectSchema {
         }
     }
 
+    /// `INSERT INTO table (columns) VALUES (?, …), (?, …), …` with `rows` rows of
+    /// parameters (see Vault+PendingInserts), prepared once per class, row count and connection.
+    func insertStatement(rows: Int, on db: Database) throws(VaultError) -> Statement {
+        guard rows > 1 else { return try statement(.insert, on: db) }
+        // Kinds below zero: one per row count (the StatementKind cases and the update kinds are positive).
+        return try db.cachedStatement(key: Database.StatementKey(owner: self, kind: -rows)) {
+            let row = "(" + columnIndexes.map { _ in "?" }.joined(separator: ", ") + ")"
+            return "INSERT INTO \(tableName) (\(columnList)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+        }
+    }
+
     /// `UPDATE … SET property = ? WHERE _vk_id = ?`, prepared once per class, property and connection.
     func updateStatement(forProperty index: Int, on db: Database) throws(VaultError) -> Statement {
         // Kinds above the StatementKind cases: one per property.

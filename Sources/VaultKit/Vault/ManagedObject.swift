@@ -50,6 +50,9 @@ final class ManagedObject {
     /// when that transaction rolls back, the object is invalidated, as in Realm (its row id may be
     /// given to another object, so it must never read or link that row).
     var insertedInWrite = 0
+    /// The row's INSERT waits to go with others (see Vault+PendingInserts): the
+    /// session's list of waiting rows names this object's owner, unretained.
+    @exclusivity(unchecked) var waitsForInsert = false
     /// Whether the transaction that inserted this row rolled back.
     var insertRolledBack: Bool { insertedInWrite != 0 && vault.session.rolledBackWrites.contains(insertedInWrite) }
     /// Whether reads take part in Observation (`Configuration.observationTracking`; never for frozen vaults).

@@ -20,7 +20,8 @@ import VaultCore
 //
 // Rows wait together. A setter of another row puts the pending one with the
 // rows set before it (`VaultSession.pendingRows`), and they are all sent, in
-// row-id order, when the write moves on:
+// row-id order, when the write moves on (new rows waiting for their INSERT
+// go before them, see Vault+PendingInserts):
 //
 // - anything that reaches SQLite during the write (`withDatabase`: a query,
 //   a lookup, an insert, a delete, a collection change, another object's
@@ -38,7 +39,8 @@ import VaultCore
 // Rows with one id (one row set again after others, rows of two classes)
 // are sent in the order they were set (the sort is stable), so the final
 // values are those the app set. No statement of another kind runs in
-// between, and UPDATEs of distinct rows commute: primary keys never change,
+// between but the INSERTs of new rows, which change no existing row, and
+// UPDATEs of distinct rows commute: primary keys never change,
 // and the only triggers on a class's table act on the row's own embedded
 // objects.
 //
@@ -144,8 +146,10 @@ extension Vault {
         contentVersion = version &+ 1
     }
 
-    /// Sends every pending row update, in row-id order, one UPDATE each on the writer.
+    /// Sends the new rows waiting for their INSERT, then every pending row update,
+    /// in row-id order, one UPDATE each on the writer.
     func flushPendingUpdate() {
+        if session.pendingInserts != nil { sendPendingInserts() }
         guard let pending = session.pendingUpdate else { return }
         session.pendingUpdate = nil
         session.pendingRows.append(pending)
@@ -155,6 +159,8 @@ extension Vault {
     /// Sends `session.pendingRows` (see the essay above) and empties it; the
     /// first error is deferred to the commit and the rest are not sent.
     private func sendPendingRows() {
+        // A pending update may be to a new row still waiting for its INSERT.
+        if session.pendingInserts != nil { sendPendingInserts() }
         let rows = session.pendingRows
         session.pendingRows = []
         guard let writer = borrowedWriter else {

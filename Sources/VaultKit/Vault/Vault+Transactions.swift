@@ -163,6 +163,7 @@ extension Vault {
         guard isInWriteTransaction else { return }
         session.pendingUpdate = nil
         session.pendingRows = []
+        dropPendingInserts()
         _ = endCapture()
         // A transaction that failed to begin holds no writer: nothing to roll back.
         if let writer = borrowedWriter { _ = try? writer.execute("ROLLBACK TRANSACTION") }

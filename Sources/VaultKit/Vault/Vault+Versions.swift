@@ -61,8 +61,9 @@ extension Vault {
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         session.verifyConfinement("a Vault")
         if let borrowedWriter, borrowingThread == currentThreadIdentifier() {
-            // SQL must see what the objects see: pending property writes go first (see Vault+PendingUpdates).
-            if session.pendingUpdate != nil { flushPendingUpdate() }
+            // SQL must see what the objects see: pending new rows and property writes go
+            // first (see Vault+PendingInserts and Vault+PendingUpdates).
+            if session.pendingUpdate != nil || session.pendingInserts != nil { flushPendingUpdate() }
             return try body(borrowedWriter)
         }
         if session.isFrozen { return try withFrozenDatabase(body) }

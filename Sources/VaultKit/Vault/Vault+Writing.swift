@@ -242,6 +242,13 @@ extension Vault {
             for index in stored.indices where !changed.contains(index) { values[index] = stored[index] }
             object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, adopting: values)
             adopted = true
+        } else if links.isEmpty, mixedLinks.isEmpty, insertCanWait(schema), let key = values[schema.primaryKeyIndex ?? 0].int64 {
+            // Its row goes with others of its class, up to sixteen an INSERT (see Vault+PendingInserts).
+            rowID = key
+            object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, adopting: values)
+            adopted = true
+            insertLater(UnsafeBufferPointer(start: values, count: schema.properties.count), of: object, schema: schema)
+            contentVersion &+= 1
         } else {
             rowID = try withDatabase { db -> Int64 in
                 // A UNIQUE index admits any number of NULLs; Realm admits one object

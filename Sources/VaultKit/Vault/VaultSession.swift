@@ -87,6 +87,8 @@ final class VaultSession {
     var pendingUpdate: PendingRowUpdate?
     /// Property writes to rows set before it, not yet sent (non-empty only while `pendingUpdate` is set).
     var pendingRows: [PendingRowUpdate] = []
+    /// New rows whose INSERT waits to go with others of their class (see Vault+PendingInserts).
+    var pendingInserts: PendingInserts?
     /// Rows looked up by primary key at the current content version (see PrimaryKeyCache).
     let primaryKeyCache = PrimaryKeyCache()
     /// Classes' rows in memory at the current content version (see TableImages/TableImage.swift).
