@@ -22,6 +22,23 @@ final class PIOwner: Object {
     @Persisted var item: PIItem?
 }
 
+/// Keyed by a String: SQLite numbers its rows, each inserted at once.
+final class PIByName: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var value = 0
+}
+
+/// No primary key: inserted at once, too.
+final class PINoKey: Object {
+    @Persisted var text = ""
+}
+
+/// An optional String key.
+final class PIOptionalKey: Object {
+    @Persisted(primaryKey: true) var code: String?
+    @Persisted var value = 0
+}
+
 /// 101 columns: more than 62, so fewer than sixteen rows fit in one INSERT's parameters.
 final class PIWide: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -134,7 +151,8 @@ struct PendingInsertTests {
 
     private func openVault() throws -> Vault {
         try Vault(configuration: Vault.Configuration(fileURL: directory.file("i.vault"), encryptionKey: testKey,
-                                                     objectTypes: [PIItem.self, PIOther.self, PIOwner.self, PIWide.self]))
+                                                     objectTypes: [PIItem.self, PIOther.self, PIOwner.self, PIWide.self,
+                                                                   PIByName.self, PINoKey.self, PIOptionalKey.self]))
     }
 
     private func item(_ id: Int) -> PIItem {
@@ -291,5 +309,98 @@ struct PendingInsertTests {
         let stored = vault.objects(PIWide.self).sorted(byKeyPath: "id")
         #expect(stored.map(\.id) == Array(1...21))
         #expect(stored.allSatisfy { $0.c0 == $0.id && $0.c99 == -$0.id && $0.c50 == 0 })
+    }
+
+    @Test("rows SQLite numbers, between runs of waiting rows: distinct ids, each object on its own row, deleted ids not given again")
+    func numberedRows() throws {
+        let vault = try openVault()
+        var named: [PIByName] = []
+        var plain: [PINoKey] = []
+        try vault.write {
+            for index in 0..<37 {
+                let object = PIByName(value: ["name": "k\(index)", "value": index])
+                vault.add(object)
+                named.append(object)
+                if index % 3 == 0 {
+                    // Int-keyed rows waiting in between.
+                    vault.add(item(1_000 + index))
+                    let other = PINoKey(value: ["text": "p\(index)"])
+                    vault.add(other)
+                    plain.append(other)
+                }
+            }
+            for index in 37..<60 {
+                let other = PINoKey(value: ["text": "p\(index)"])
+                vault.add(other)
+                plain.append(other)
+            }
+        }
+        let namedIDs = named.compactMap { $0.manager?.rowID }
+        let plainIDs = plain.compactMap { $0.manager?.rowID }
+        #expect(namedIDs == Array(1...37), "one above the largest")
+        #expect(plainIDs == Array(1...Int64(plain.count)))
+        for (index, object) in named.enumerated() {
+            let stored = vault.object(ofType: PIByName.self, forPrimaryKey: "k\(index)")
+            #expect(stored?.isSameObject(as: object) == true && stored?.value == index)
+        }
+        for object in plain {
+            #expect(vault.objects(PINoKey.self).filter("text == %@", object.text).first?.isSameObject(as: object) == true)
+        }
+        // Ids of deleted rows are not given again while the process holds objects (RowIDHighWater).
+        let deleted = Array(plain.suffix(2))
+        try vault.write { vault.delete(deleted) }
+        var added: [PINoKey] = []
+        try vault.write {
+            for index in 0..<3 {
+                let object = PINoKey(value: ["text": "new\(index)"])
+                vault.add(object)
+                added.append(object)
+            }
+        }
+        let largestBefore = Int64(plain.count)
+        #expect(added.compactMap { $0.manager?.rowID } == [largestBefore + 1, largestBefore + 2, largestBefore + 3])
+        #expect(deleted.allSatisfy { $0.isInvalidated })
+        #expect(vault.objects(PINoKey.self).count == plain.count - 2 + 3)
+    }
+
+    @Test("rows of a nil optional key and of SQL that bypasses the object layer, inserted in between, keep every id distinct")
+    func numberedAroundAnImmediateInsert() throws {
+        let vault = try openVault()
+        try vault.write {
+            vault.add(PIOptionalKey(value: ["code": "a", "value": 1]))
+            vault.add(PIOptionalKey(value: ["code": NSNull(), "value": 2]))
+            vault.add(PIOptionalKey(value: ["code": "b", "value": 3]))
+            vault.add(PIOptionalKey(value: ["code": "c", "value": 4]))
+        }
+        // A row added by SQL that bypasses the object layer (as a sync apply or an import does).
+        try vault.write {
+            vault.add(PINoKey(value: ["text": "first"]))
+            try vault.withDatabase { db in try db.execute("INSERT INTO \"PINoKey\" (\"text\") VALUES ('raw')") }
+            vault.add(PINoKey(value: ["text": "after"]))
+        }
+        #expect(vault.objects(PINoKey.self).map(\.text).sorted() == ["after", "first", "raw"])
+        let stored = vault.objects(PIOptionalKey.self).sorted(byKeyPath: "value")
+        #expect(stored.map(\.code) == ["a", nil, "b", "c"])
+        #expect(Set(stored.compactMap { $0.manager?.rowID }).count == 4)
+        #expect(vault.object(ofType: PIOptionalKey.self, forPrimaryKey: nil as String?)?.value == 2)
+    }
+
+    @Test("a String key added twice in one write fails it; the refused object stays unmanaged")
+    func duplicateStringKey() throws {
+        let vault = try openVault()
+        try vault.write { vault.add(PIByName(value: ["name": "stored", "value": 0])) }
+        let refused = PIByName(value: ["name": "stored", "value": 99])
+        let error = #expect(throws: VaultObjectError.self) {
+            try vault.write {
+                for index in 0..<20 { vault.add(PIByName(value: ["name": "n\(index)", "value": index])) }
+                vault.add(refused)
+            }
+        }
+        guard case .duplicatePrimaryKey(let className, let value)? = error else { Issue.record("expected duplicatePrimaryKey, got \(String(describing: error))"); return }
+        #expect(className == "PIByName" && value == "name")
+        #expect(refused.vault == nil && refused.value == 99)
+        #expect(vault.objects(PIByName.self).map(\.name) == ["stored"])
+        try vault.write { vault.add(PIByName(value: ["name": "after", "value": 1])) }
+        #expect(vault.objects(PIByName.self).count == 2)
     }
 }
