@@ -10,6 +10,12 @@ public enum VaultObjectError: Swift.Error, Sendable, Equatable, CustomStringConv
     /// An object with the same primary key exists already (`add(_:update: .error)`).
     /// `value` names the primary key *property*: a stored value never appears in an error.
     case duplicatePrimaryKey(className: String, value: String)
+
+    /// ``duplicatePrimaryKey(className:value:)`` for a row of `schema` that SQLite
+    /// refused: names the key property, never the value (it may be a user's data, SECURITY.md).
+    static func duplicateKey(of schema: ObjectSchema) -> VaultObjectError {
+        .duplicatePrimaryKey(className: schema.className, value: schema.primaryKeyProperty?.name ?? "?")
+    }
     /// A write API was called outside a write transaction.
     case notInWriteTransaction(String)
     /// `beginWrite()` while a write transaction is open.

@@ -97,7 +97,14 @@ extension ObjectSchema {
 
     var computedInsertSQL: String {
         if columnIndexes.isEmpty { return "INSERT INTO \(tableName) DEFAULT VALUES" }
-        return "INSERT INTO \(tableName) (\(columnList)) VALUES (\(columnIndexes.map { _ in "?" }.joined(separator: ", ")))"
+        return insertSQL(rows: 1)
+    }
+
+    /// `INSERT INTO table (columns) VALUES (?, …), (?, …), …`: `rows` rows of one
+    /// parameter per column.
+    func insertSQL(rows: Int) -> String {
+        let row = "(" + columnIndexes.map { _ in "?" }.joined(separator: ", ") + ")"
+        return "INSERT INTO \(tableName) (\(columnList)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     func updateSQL(columns: [Int]) -> String {
@@ -149,10 +156,7 @@ extension ObjectSchema {
     func insertStatement(rows: Int, on db: Database) throws(VaultError) -> Statement {
         guard rows > 1 else { return try statement(.insert, on: db) }
         // Kinds below zero: one per row count (the StatementKind cases and the update kinds are positive).
-        return try db.cachedStatement(key: Database.StatementKey(owner: self, kind: -rows)) {
-            let row = "(" + columnIndexes.map { _ in "?" }.joined(separator: ", ") + ")"
-            return "INSERT INTO \(tableName) (\(columnList)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
-        }
+        return try db.cachedStatement(key: Database.StatementKey(owner: self, kind: -rows)) { insertSQL(rows: rows) }
     }
 
     /// `UPDATE … SET property = ? WHERE _vk_id = ?`, prepared once per class, property and connection.

@@ -153,8 +153,9 @@ extension Vault {
     }
 
     /// Sends the waiting new rows: as many full INSERTs (``insertRows(width:)``) as
-    /// fit, the rest in statements of half as many rows, then a quarter, down to one. The first error is recorded
-    /// as the write's error (a refused row is found and its object unmanaged).
+    /// fit, the rest in statements of half as many rows, then a quarter, down to
+    /// one. The first error is recorded as the write's error (a refused row is
+    /// found and its object unmanaged).
     func sendPendingInserts() {
         guard let pending = session.pendingInserts else { return }
         session.pendingInserts = nil
@@ -193,11 +194,10 @@ extension Vault {
         let width = schema.columnIndexes.count
         for row in start..<(start + rows) {
             do {
-                try schema.statement(.insert, on: writer).execute(UnsafeBufferPointer(rebasing: values[(row * width)..<((row + 1) * width)]))
+                try schema.insertStatement(rows: 1, on: writer).execute(UnsafeBufferPointer(rebasing: values[(row * width)..<((row + 1) * width)]))
             } catch VaultError.sqlite(let error) where error.code == .constraint {
                 pending.objects[row]?.takeUnretainedValue().manager = nil
-                // The property, never the value: it may be a user's data (SECURITY.md).
-                deferError(VaultObjectError.duplicatePrimaryKey(className: schema.className, value: schema.primaryKeyProperty?.name ?? "?"))
+                deferError(VaultObjectError.duplicateKey(of: schema))
                 return
             } catch {
                 deferError(error)

@@ -266,9 +266,7 @@ extension Vault {
                         try statement.execute(schema.columnIndexes.map { values[$0] })
                     }
                 } catch VaultError.sqlite(let error) where error.code == .constraint && schema.primaryKeyIndex != nil {
-                    // The property, never the value: it may be a user's data (SECURITY.md).
-                    let key = schema.primaryKeyProperty?.name ?? "?"
-                    throw VaultObjectError.duplicatePrimaryKey(className: schema.className, value: key)
+                    throw VaultObjectError.duplicateKey(of: schema)
                 }
                 return try keepRowIDUnused(db.lastInsertedRowID, schema: schema, on: db)
             }
