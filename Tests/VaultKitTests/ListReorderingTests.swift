@@ -17,7 +17,7 @@ final class ReorderRoute: Object {
 }
 
 /// A generator with a fixed sequence, so a shuffle can be checked.
-private struct SeededGenerator: RandomNumberGenerator {
+struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
         state = state &* 6364136223846793005 &+ 1442695040888963407

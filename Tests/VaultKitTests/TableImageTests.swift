@@ -163,14 +163,18 @@ struct TableImageTests {
         #expect(vault.object(ofType: ImagedItem.self, forPrimaryKey: 1)?.age == 1)
     }
 
-    @Test("a loop stopped early, or over a frozen vault, builds no image")
+    @Test("a loop stopped within its first batch, or over a frozen vault, builds no image")
     func noImageWithoutWholeRead() throws {
         let directory = try TemporaryDirectory("table-image-partial")
         let vault = try Vault(configuration: StorageMode.encryptedFile.configuration(directory, types: [ImagedItem.self]))
         try Self.populate(vault)
         for item in vault.objects(ImagedItem.self) where item.id == 5 { break }
-        _ = vault.objects(ImagedItem.self).first(where: { $0.id == 70 })
+        // A loop reads at least a batch (64 rows) as objects before it reads ahead: one that stops within it reads nothing more.
+        #expect(vault.objects(ImagedItem.self).first(where: { $0.id == 64 })?.name == "item 64")
         #expect(vault.session.tableImages.count == 0)
+        // One that goes on past it (and past a quarter of the class) reads the rest into the image (TableImageReadAheadTests).
+        #expect(vault.objects(ImagedItem.self).first(where: { $0.id == 70 })?.name == "item 70")
+        #expect(vault.session.tableImages.count == 1)
         let frozen = vault.freeze()
         #expect(Array(frozen.objects(ImagedItem.self)).count == 100)
         #expect(frozen.session.tableImages.count == 0)

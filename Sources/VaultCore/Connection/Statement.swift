@@ -235,22 +235,61 @@ public final class Statement {
     /// checked call. SQLite calls the value *unprotected*: its accessors take no
     /// mutex, which is safe here because a connection is opened without one
     /// (`SQLITE_OPEN_NOMUTEX`) and used by one thread at a time.
-    public func value(at index: Int) -> DatabaseValue {
+    @inline(__always)
+    public func value(at index: Int) -> DatabaseValue { DatabaseValue(copying: borrowedValue(at: index)) }
+
+    /// Column `index` in its own storage class, its text or bytes not copied
+    /// (see ``BorrowedColumnValue``): for a reader that copies them into memory
+    /// of its own, where ``value(at:)`` would first make a `String` or `Data`.
+    @inline(__always)
+    public func borrowedValue(at index: Int) -> BorrowedColumnValue {
         guard let value = sqlite3_column_value(handle, Int32(index)) else { return .null }
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
         case SQLITE_TEXT:
             // The text first, then its length (SQLite's documented order).
-            guard let text = sqlite3_value_text(value) else { return .text("") }
-            let count = Int(sqlite3_value_bytes(value))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            guard let text = sqlite3_value_text(value) else { return .text(UnsafeBufferPointer(start: nil, count: 0)) }
+            return .text(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
         case SQLITE_BLOB:
             let bytes = sqlite3_value_blob(value)
             let count = Int(sqlite3_value_bytes(value))
-            guard count > 0, let bytes else { return .blob(Data()) }
-            return .blob(Data(bytes: bytes, count: count))
+            guard count > 0, let bytes else { return .blob(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return .blob(UnsafeRawBufferPointer(start: bytes, count: count))
         default: return .null
+        }
+    }
+}
+
+/// A column of a statement's current row as SQLite holds it: numbers by value,
+/// text (UTF-8, as stored) and blob bytes *in the statement's memory*, valid
+/// only until the statement steps, is reset or finalised, or the same column is
+/// read again. Copy them before any of those (``DatabaseValue/init(copying:)``
+/// does); never keep the pointers.
+public enum BorrowedColumnValue {
+    /// SQL NULL.
+    case null
+    /// A 64-bit integer.
+    case integer(Int64)
+    /// A double.
+    case real(Double)
+    /// Text: its UTF-8 bytes as stored, not validated (see ``DatabaseValue/init(copying:)``).
+    case text(UnsafeBufferPointer<UInt8>)
+    /// A blob's bytes.
+    case blob(UnsafeRawBufferPointer)
+}
+
+extension DatabaseValue {
+    /// The value `borrowed` lends, copied: text decoded as UTF-8 (an invalid
+    /// sequence becomes U+FFFD, as `String(decoding:as:)` does), bytes into `Data`.
+    @inline(__always)
+    public init(copying borrowed: BorrowedColumnValue) {
+        switch borrowed {
+        case .null: self = .null
+        case .integer(let number): self = .integer(number)
+        case .real(let number): self = .real(number)
+        case .text(let bytes): self = .text(String(decoding: bytes, as: UTF8.self))
+        case .blob(let bytes): self = .blob(bytes.isEmpty ? Data() : Data(bytes))
         }
     }
 }

@@ -46,16 +46,9 @@ extension Results {
               let image = owner.session.tableImages.image(for: schema, version: reader.version) else { return nil }
         var rows: [Int] = []
         rows.reserveCapacity(ids.count)
-        image.rowIDs.withUnsafeBufferPointer { imageIDs in
-            for id in ids {
-                // Binary search: the image's row ids ascend.
-                var low = 0, high = imageIDs.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if imageIDs[middle] < id { low = middle + 1 } else { high = middle }
-                }
-                if low < imageIDs.count, imageIDs[low] == id { rows.append(low) }
-            }
+        for id in ids {
+            let row = image.firstRow(atOrAfter: id)
+            if row < image.count, image.rowIDs[row] == id { rows.append(row) }
         }
         return rows.withUnsafeBufferPointer { owner.materialize(schema, image: image, rows: $0) }
     }
@@ -89,15 +82,24 @@ extension Vault {
     func readTableImage(_ schema: ObjectSchema) -> TableImage? {
         let largest = ObjectReader(vault: self).largestRowID(schema)
         var builder = TableImageBuilder(schema: schema, version: contentVersion, limit: TableImageCache.byteLimit, expectedRows: Int(clamping: largest))
+        collectRows(into: &builder, from: Int64.min)
+        return builder.image()
+    }
+
+    /// Adds the rows of `builder`'s class from row id `first` on, in row-id
+    /// order, to `builder` (one statement, no objects), until they end or pass
+    /// its limit. The builder must be of the current version.
+    func collectRows(into builder: inout TableImageBuilder, from first: Int64) {
+        let schema = builder.schema
         query { db in
-            let statement = try db.cachedStatement("SELECT \(schema.aliasedColumnList) FROM \(schema.tableName) t0 ORDER BY t0.\"_vk_id\"")
-            try statement.bind([])
+            let statement = try db.cachedStatement(
+                "SELECT \(schema.aliasedColumnList) FROM \(schema.tableName) t0 WHERE t0.\"_vk_id\" >= ? ORDER BY t0.\"_vk_id\"")
+            try statement.bind(single: .integer(first))
             defer { statement.reset() }
             while try statement.step() {
                 builder.append(statement)
                 if builder.isOverLimit { break }
             }
         }
-        return builder.image()
     }
 }

@@ -23,12 +23,28 @@ import VaultCore
 // statement would give; only where the values come from differs.
 //
 // WHEN AN IMAGE IS BUILT. Never speculatively: a query run once pays nothing.
-// - Iterating a whole class (no filter, no sort) copies each batch of rows'
-//   values into a builder as the rows are read anyway, a column at a time
-//   (one test of the column's kind per value, no per-value array lookups);
-//   if the iteration reaches the end with the vault still at the version it
-//   started at, the builder becomes the class's image. Stopping early drops
-//   the builder.
+// - Iterating a whole class (no filter, no sort) reads its rows through the
+//   statement, as objects, a batch of 64 at a time, and copies their values
+//   into a builder, a column at a time. A loop that ends, or stops, before it
+//   has read a quarter of the rows the class likely has (its largest row id;
+//   at least one batch) has paid for nothing more; if the loop reaches the
+//   end at the version it started at, the builder becomes the class's image.
+//   A loop that goes on past that quarter is taken to be reading the class:
+//   it reads the rest of the rows into the builder in one statement, without
+//   objects (values copied from SQLite's own memory, no `String` made for
+//   text), the builder becomes the class's image, and the loop goes on from
+//   the image, handing out objects that read their values from it. Each of
+//   those rows is decoded once instead of twice (into its object and into
+//   the builder): the benchmark's first loop over a class, −13.8 % of its
+//   instructions (callgrind, 21,000 objects: 145.3 M → 125.3 M). Reading
+//   ahead from the first batch on measured −18.5 %, but a loop stopping at
+//   its 65th object would then scan the whole class. A scan without objects
+//   costs about two thirds of reading the same rows as objects, so no loop
+//   that stops early costs more than about 2.2 times what it did. The
+//   read-ahead is not tried when the rows read so far say the class would
+//   pass the byte limit below; should its rows pass the limit after all, the
+//   builder is dropped and the loop goes on with the statement from where it
+//   was.
 // - A filtered `Results` the image could answer, read for the
 //   `TableImageCache.readsBeforeBuilding`-th time at one version, reads the
 //   whole class into an image first (one statement, no objects), then
@@ -139,6 +155,19 @@ final class TableImage {
 
     /// The number of rows.
     var count: Int { rowIDs.count }
+
+    /// The index of the first row whose id is `rowID` or larger (``count`` if none):
+    /// a binary search, the ids ascending.
+    func firstRow(atOrAfter rowID: Int64) -> Int {
+        rowIDs.withUnsafeBufferPointer { ids in
+            var low = 0, high = ids.count
+            while low < high {
+                let middle = (low + high) / 2
+                if ids[middle] < rowID { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+    }
     /// The number of columns.
     var columnCount: Int { columns.count }
 }
@@ -156,6 +185,8 @@ struct TableImageBuilder {
     private let rowIDKeyColumn: Int?
     /// The rows room was made for (see `init`).
     private let expectedRows: Int
+    /// How many rows the class likely has, as given to `init` (not capped).
+    let likelyRows: Int
     /// Text is reserved for once this many rows show its mean length.
     private static let rowsBeforeReservingText = 256
     /// The rows would not fit: nothing more is collected, and ``image()`` gives nil.
@@ -174,6 +205,7 @@ struct TableImageBuilder {
         rowIDKeyColumn = schema.columnIndexes.firstIndex { schema.properties[$0].isRowIDKey }
         let rows = Swift.max(0, Swift.min(expectedRows, limit / (8 * (columns.count + 1))))
         self.expectedRows = rows
+        likelyRows = Swift.max(0, expectedRows)
         rowIDs.reserveCapacity(rows)
         for (column, index) in schema.columnIndexes.enumerated() { columns[column].reserve(rows: rows, for: schema.properties[index].type) }
     }
@@ -193,6 +225,17 @@ struct TableImageBuilder {
 
     /// The bytes collected so far, estimated.
     var byteCount: Int { rowIDs.count * MemoryLayout<Int64>.size + columns.reduce(0) { $0 + $1.byteCount } }
+
+    /// The rows collected so far.
+    var rowCount: Int { rowIDs.count }
+
+    /// Whether the rows the class likely has (``likelyRows``), at the mean size
+    /// of those collected so far, would fit under the limit.
+    var likelyRowsFit: Bool {
+        guard !isOverLimit, !rowIDs.isEmpty else { return false }
+        let perRow = Double(byteCount) / Double(rowIDs.count)
+        return perRow * Double(Swift.max(likelyRows, rowIDs.count)) <= Double(limit)
+    }
 
     /// Adds the rows of a batch of managed objects just read (their values are
     /// the rows' at ``version``), a column at a time: each column's kind is
@@ -230,7 +273,7 @@ struct TableImageBuilder {
     mutating func append(_ statement: Statement) {
         guard !isOverLimit else { return }
         rowIDs.append(statement.int64(at: 0))
-        for column in columns.indices where column != rowIDKeyColumn { columns[column].append(statement.value(at: column + 1)) }
+        for column in columns.indices where column != rowIDKeyColumn { columns[column].append(borrowed: statement.borrowedValue(at: column + 1)) }
         checkLimit()
     }
 
