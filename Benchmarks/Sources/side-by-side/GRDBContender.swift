@@ -81,6 +81,19 @@ final class GRDBContender: Contender {
         }
     }
 
+    func iteratePrefix(_ count: Int) throws -> Int {
+        try pool.read { db in
+            var sum = 0
+            let cursor = try GRDBItem.fetchCursor(db, sql: "SELECT id, name, email, age, score, created FROM item")
+            var read = 0
+            while read < count, let r = try cursor.next() {
+                sum &+= self.read(r)
+                read += 1
+            }
+            return sum
+        }
+    }
+
     func filtered() throws -> Int {
         try pool.read { db in
             var sum = 0

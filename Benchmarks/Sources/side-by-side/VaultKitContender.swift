@@ -58,6 +58,15 @@ final class VaultKitContender: Contender {
         return sum
     }
 
+    func iteratePrefix(_ count: Int) throws -> Int {
+        var sum = 0
+        for (index, o) in vault.objects(BenchItem.self).enumerated() {
+            if index == count { break }
+            sum &+= read(o)
+        }
+        return sum
+    }
+
     func filtered() throws -> Int {
         var sum = 0
         for o in vault.objects(BenchItem.self).filter("age >= 30 AND age < 40") { sum &+= read(o) }

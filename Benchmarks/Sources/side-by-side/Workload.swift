@@ -39,6 +39,8 @@ protocol Contender {
     func fetchFast(_ keys: [Int]) throws -> Int
     /// Iterates every object, reading every property.
     func iterateAll() throws -> Int
+    /// Iterates the first `count` objects, reading every property, and stops (a loop that breaks early).
+    func iteratePrefix(_ count: Int) throws -> Int
     /// `age >= 30 AND age < 40`, reading every property of the matches.
     func filtered() throws -> Int
     /// Changes the score of each key's object, in one transaction.

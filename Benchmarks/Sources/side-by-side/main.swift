@@ -38,7 +38,7 @@ struct Settings {
             case "--no-settle": settle = false
             case "--quick": (objects, fetches, commits, updates, repetitions) = (10_000, 10_000, 300, 1_000, 2)
             default:
-                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|collect|filtered|commits|update|insert] [--detail] [--no-settle]")
+                print("usage: side-by-side [--objects N] [--commits N] [--repetitions N] [--quick] [--only VaultKit|GRDB] [--profile fetch|iterate|collect|stop-before|stop-after|filtered|commits|update|insert] [--detail] [--no-settle]")
                 exit(2)
             }
             index += 1
@@ -112,6 +112,12 @@ func threadCPUTime() -> UInt64 {
             // The timed iterate phase's pass: the first at a version (a one-object write moves it).
             try store.update([keys[pass % keys.count]])
             sum &+= try store.iterateAll()
+        case "stop-before", "stop-after":
+            // A loop that breaks early, as the first at its version: just before a quarter
+            // of the class (read as objects) or just after (the rest read ahead into the image).
+            try store.update([keys[pass % keys.count]])
+            let quarter = (settings.objects + settings.commits) / 4
+            sum &+= try store.iteratePrefix(workload == "stop-before" ? quarter - 64 : quarter + 64)
         case "commits": try store.singleCommits((0..<200).map { Item.make(10_000_000 + pass * 1_000 + $0) })
         case "update": try store.update(Array(keys.prefix(settings.updates)))
         case "insert": try store.bulkInsert((0..<10_000).map { Item.make(20_000_000 + pass * 10_000 + $0) })
