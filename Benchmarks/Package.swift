@@ -19,6 +19,8 @@ let package = Package(
             dependencies: [
                 .product(name: "VaultKit", package: "VaultKit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for stock SQLite's own figure under the update row.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
     ]

@@ -149,6 +149,7 @@ do {
             }
         }
         for run in runs { run.runner.finish() }
+        try measureStockSQLiteFloors(repetition: repetition, items: items, keys: keys)
         print("  repetition \(repetition + 1) done")
     }
 } catch {
@@ -168,6 +169,7 @@ for (index, entry) in timings.enumerated() {
                  median(ratios), ratios.min() ?? .nan, ratios.max() ?? .nan))
 }
 printRealmTargets(timings, matches: matches)
+printStockSQLiteFloors(vaultKitUpdates: timings[9].vaultKit)
 // What the sync alone costs per commit (FULL − NORMAL, same repetition), and the
 // FULL-commit ratio VaultKit would reach if everything but its sync took no time.
 let (full, normal) = (timings[2], timings[3])
