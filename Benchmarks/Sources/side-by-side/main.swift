@@ -169,7 +169,7 @@ for (index, entry) in timings.enumerated() {
                  median(ratios), ratios.min() ?? .nan, ratios.max() ?? .nan))
 }
 printRealmTargets(timings, matches: matches)
-printStockSQLiteFloors(vaultKitUpdates: timings[9].vaultKit)
+printStockSQLiteFloors(vaultKitInserts: timings[0].vaultKit, vaultKitUpdates: timings[9].vaultKit)
 // What the sync alone costs per commit (FULL − NORMAL, same repetition), and the
 // FULL-commit ratio VaultKit would reach if everything but its sync took no time.
 let (full, normal) = (timings[2], timings[3])
