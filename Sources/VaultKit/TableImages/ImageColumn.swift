@@ -306,7 +306,9 @@ struct ImageColumn {
 
     /// `test`'s truth for each of the first `count` numbers, in one loop.
     private func truths(of test: NumberRangeTest, count: Int) -> [ImageFilter.Truth] {
-        [ImageFilter.Truth](unsafeUninitializedCapacity: count) { truths, initialized in
+        // No capacity: the shared empty array, whose count the initializer would set (a data race).
+        guard count > 0 else { return [] }
+        return [ImageFilter.Truth](unsafeUninitializedCapacity: count) { truths, initialized in
             truths.withMemoryRebound(to: UInt8.self) { truths in
                 numbers.withUnsafeBufferPointer { test.write(truths, from: $0, refining: false) }
             }

@@ -82,6 +82,9 @@ struct ImageFilter {
                 // Counted first, then written: no growth, no per-row capacity check.
                 var matches = 0
                 for truth in truths { matches &+= truth == Truth.true.rawValue ? 1 : 0 }
+                // Not through the initializer with no capacity: it sets the count of the
+                // empty array every thread shares (a data race ThreadSanitizer reports).
+                guard matches > 0 else { return [] }
                 return [Int](unsafeUninitializedCapacity: matches) { rows, initialized in
                     var next = 0
                     for row in truths.indices where truths[row] == Truth.true.rawValue && next < matches {
