@@ -6,26 +6,7 @@ import VaultTestSupport
 /// `vault import-realm` and `vault export --format json`, run as a user runs them.
 @Suite("vault import-realm and vault export")
 struct ImportCommandTests {
-    private struct Run {
-        let status: Int32
-        let output: String
-        let error: String
-    }
-
-    private func vault(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = try builtExecutable("vault")
-        process.arguments = arguments
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-                   error: String(decoding: errData, as: UTF8.self))
-    }
+    private func vault(_ arguments: [String]) throws -> VaultRun { try runVault(arguments) }
 
     private func keyFile(in directory: TemporaryDirectory) throws -> String {
         let path = directory.file("vault.key").path

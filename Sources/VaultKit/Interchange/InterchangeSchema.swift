@@ -80,6 +80,12 @@ extension ObjectSchema {
         for prefix in ["_vaultkit", "_vk_", "sqlite_"] where className.lowercased().hasPrefix(prefix) {
             throw refuse("(class)", "class names starting with \(prefix) are reserved")
         }
+        // Spaces, dots, quotes and any other printable character are stored exactly;
+        // control characters are not (SQLite's C API ends a name at NUL, and the
+        // file records a class's property names one a line).
+        if let scalar = Self.controlCharacter(in: className) {
+            throw refuse("(class)", "the class name holds the control character U+\(scalar), which a vault cannot store in a name")
+        }
         var seen = Set<String>()
         for property in properties where !property.isLinkingObjects {
             guard !property.storedName.isEmpty, property.storedName.utf8.count <= Self.maximumPropertyNameBytes else {
@@ -88,6 +94,15 @@ extension ObjectSchema {
             guard property.storedName.lowercased() != "_vk_id", seen.insert(property.storedName.lowercased()).inserted else {
                 throw refuse(property.storedName, "the name is reserved (_vk_id) or used twice")
             }
+            if let scalar = Self.controlCharacter(in: property.storedName) {
+                throw refuse(property.storedName.debugDescription, "the property name holds the control character U+\(scalar), which a vault cannot store in a name")
+            }
         }
+    }
+
+    /// The first control character (C0, DEL or C1) in `name`, as four hexadecimal digits.
+    static func controlCharacter(in name: String) -> String? {
+        name.unicodeScalars.first { $0.properties.generalCategory == .control }
+            .map { String(format: "%04X", $0.value) }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import VaultCore
 
 /// One stored property, parsed from a class's stored definition (see
-/// `ObjectSchema.storedDefinition`): `<stored name> <element> optional|required <kind>`.
+/// `ObjectSchema.storedDefinition`): `<stored name> <element> optional|required <kind>`
+/// (spelled as ``StoredDefinitionLine`` says when a field holds a space).
 struct StoredProperty: Equatable {
     let storedName: String
     /// `int`, `string`, …, a class name for a link, or `list<…>`, `set<…>`, `map<…>`.
@@ -41,7 +42,7 @@ struct StoredProperty: Equatable {
     static func parse(_ definition: String) -> [String: StoredProperty] {
         var result: [String: StoredProperty] = [:]
         for line in definition.split(separator: "\n") {
-            let parts = line.split(separator: " ").map(String.init)
+            let parts = StoredDefinitionLine.decode(line)
             guard parts.count == 4 else { continue }
             result[parts[0]] = StoredProperty(storedName: parts[0], element: parts[1], isOptional: parts[2] == "optional", kind: parts[3])
         }

@@ -173,8 +173,9 @@ extension ObjectSchema {
     var storedDefinition: String {
         properties.filter { $0.originProperty == nil }.sorted { $0.storedName < $1.storedName }.map { property in
             let element = property.objectClassName ?? property.type.rawValue
-            return [property.storedName, property.collectionKind.map { "\($0.rawValue)<\(element)>" } ?? element, property.isOptional ? "optional" : "required",
-             property.isRowIDKey ? "primary-rowid" : (property.isPrimaryKey ? "primary" : (property.isIndexed ? "indexed" : "plain"))].joined(separator: " ")
+            return StoredDefinitionLine.encode([
+                property.storedName, property.collectionKind.map { "\($0.rawValue)<\(element)>" } ?? element, property.isOptional ? "optional" : "required",
+                property.isRowIDKey ? "primary-rowid" : (property.isPrimaryKey ? "primary" : (property.isIndexed ? "indexed" : "plain"))])
         }.joined(separator: "\n")
     }
 
@@ -182,8 +183,8 @@ extension ObjectSchema {
     static func differences(className: String, stored: String, code: String) -> [String] {
         func parse(_ text: String) -> [String: String] {
             Dictionary(text.split(separator: "\n").map { line -> (String, String) in
-                let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
-                return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+                let parts = StoredDefinitionLine.decode(line)
+                return (parts.first ?? "", parts.dropFirst().joined(separator: " "))
             }, uniquingKeysWith: { first, _ in first })
         }
         let old = parse(stored), new = parse(code)
