@@ -140,6 +140,7 @@ let package = Package(
                 "vault-studio",
                 .product(name: "VaultKit", package: parent),
                 .product(name: "VaultCore", package: parent),
+                .product(name: "VaultInterchange", package: parent),
             ]
         ),
     ],

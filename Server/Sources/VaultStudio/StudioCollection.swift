@@ -27,7 +27,5 @@ extension Map: StudioCollection {
 
 /// An element boxed for rendering: an optional's value, or `NSNull` for its `nil`.
 private func studioElement<Element>(_ element: Element) -> Any {
-    guard let optional = element as? any _VaultOptionalValue else { return element }
-    func unwrap<Optional: _VaultOptionalValue>(_ value: Optional) -> Any { value._vaultWrapped.map { $0 as Any } ?? NSNull() }
-    return unwrap(optional)
+    StudioValueCodec.unwrap(element) ?? NSNull()
 }

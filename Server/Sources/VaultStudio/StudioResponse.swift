@@ -6,7 +6,7 @@ public struct StudioResponse: Sendable, Equatable {
     public var contentType: String
     /// The body.
     public var body: String
-    /// Further headers (for example `Location` or `Content-Disposition`).
+    /// Further headers (for example `Location`, `Set-Cookie` or `Content-Disposition`).
     public var headers: [String: String]
 
     /// A response.
@@ -17,18 +17,20 @@ public struct StudioResponse: Sendable, Equatable {
         self.headers = headers
     }
 
-    static func html(_ status: Int = 200, title: String, token: String, body: String) -> StudioResponse {
-        StudioResponse(status: status, body: HTML.page(title: title, token: token, body: body))
+    static func html(_ status: Int = 200, title: String, heading: String? = nil, body: String) -> StudioResponse {
+        StudioResponse(status: status, body: HTML.page(title: title, heading: heading, body: body))
     }
 
+    /// A page with one message. `token` is `nil` for a request that proved nothing
+    /// (no token, no cookie): its page links nowhere into the studio.
     static func message(_ status: Int, title: String, text: String, token: String?) -> StudioResponse {
         let body = "<p id=\"message\">\(HTML.escape(text))</p>"
-        if let token { return html(status, title: title, token: token, body: body) }
-        // Without the token, no link into the studio.
+        if token != nil { return html(status, title: title, body: body) }
         return StudioResponse(status: status, body: "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(HTML.escape(title))</title></head><body><h1>\(HTML.escape(title))</h1>\(body)</body></html>")
     }
 
-    static func redirect(to location: String) -> StudioResponse {
-        StudioResponse(status: 303, body: "<a href=\"\(HTML.escape(location))\">Continue</a>", headers: ["Location": location])
+    static func redirect(to location: String, headers: [String: String] = [:]) -> StudioResponse {
+        StudioResponse(status: 303, body: "<a href=\"\(HTML.escape(location))\">Continue</a>",
+                       headers: headers.merging(["Location": location]) { _, new in new })
     }
 }

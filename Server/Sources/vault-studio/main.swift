@@ -11,7 +11,9 @@ struct VaultStudioCommand: AsyncParsableCommand {
         abstract: "Browse and edit a vault in a local web browser.",
         discussion: """
         Serves on 127.0.0.1 only. The first line printed is the URL to open; it
-        holds a random token that every request must carry. Stop with Ctrl-C.
+        holds a random token. A browser that opens it is sent on to the same page
+        without the token and proves itself from then on with a cookie that no
+        other site's page can make it send. Stop with Ctrl-C.
         """
     )
 
@@ -57,7 +59,7 @@ struct VaultStudioCommand: AsyncParsableCommand {
         }
         let store = try StudioStore(fileURL: url, key: try loadKey(), readOnly: readOnly)
         try await store.open()
-        let router = StudioRouter(token: StudioToken.generate(), store: store)
+        let router = StudioRouter(session: StudioSession(), store: store)
         try await StudioServer.run(router: router, port: port) { address in
             FileHandle.standardOutput.write(Data((address + "\n").utf8))
         }

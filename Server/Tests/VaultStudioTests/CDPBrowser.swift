@@ -29,7 +29,8 @@ final class CDPBrowser {
     private var sessionID: String?
     let profile: URL
 
-    init(executable: String, profile: URL) throws {
+    /// `extraArguments`: further Chromium switches (for example `--host-resolver-rules`).
+    init(executable: String, profile: URL, extraArguments: [String] = []) throws {
         self.profile = profile
         var toChrome: [Int32] = [0, 0], fromChrome: [Int32] = [0, 0]
         guard pipe(&toChrome) == 0, pipe(&fromChrome) == 0 else { throw StudioTestError.message("pipe failed") }
@@ -43,7 +44,7 @@ final class CDPBrowser {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let arguments = [executable, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                         "--disable-extensions", "--remote-debugging-pipe", "--user-data-dir=\(profile.path)", "about:blank"]
+                         "--disable-extensions", "--remote-debugging-pipe", "--user-data-dir=\(profile.path)"] + extraArguments + ["about:blank"]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let status = posix_spawn(&pid, executable, &actions, nil, &argv, environ)
@@ -63,11 +64,11 @@ final class CDPBrowser {
 
     /// Sends a command (to the page's session unless `session` is false) and returns its result.
     @discardableResult
-    func command(_ method: String, _ parameters: [String: Any] = [:], session: Bool = true) throws -> [String: Any] {
+    func command(_ method: String, _ parameters: [String: Any] = [:], session: Bool = true, in otherSession: String? = nil) throws -> [String: Any] {
         let id = nextID
         nextID += 1
         var message: [String: Any] = ["id": id, "method": method, "params": parameters]
-        if session, let sessionID { message["sessionId"] = sessionID }
+        if let otherSession { message["sessionId"] = otherSession } else if session, let sessionID { message["sessionId"] = sessionID }
         var data = try JSONSerialization.data(withJSONObject: message)
         data.append(0)
         try data.withUnsafeBytes { raw in
@@ -147,7 +148,36 @@ final class CDPBrowser {
         try waitForEvent("Page.loadEventFired")
     }
 
+    /// Waits (up to `timeout`) until `expression` is true.
+    func wait(until expression: String, timeout: TimeInterval = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try evaluate(expression) as? Bool != true {
+            guard Date() < deadline else { throw StudioTestError.message("timed out waiting for \(expression)") }
+            usleep(50_000)
+        }
+    }
+
     var text: String { (try? evaluate("document.body.innerText") as? String) ?? "" }
+
+    /// The frames of other origins in the page (each in a process of its own): the
+    /// address each shows and its text. A frame the browser refused to show holds its
+    /// error page (`chrome-error://…`).
+    func crossOriginFrames() throws -> [(requested: String, location: String, text: String)] {
+        let targets = try command("Target.getTargets", session: false)["targetInfos"] as? [[String: Any]] ?? []
+        var frames: [(String, String, String)] = []
+        for target in targets where target["type"] as? String == "iframe" {
+            guard let targetID = target["targetId"] as? String else { continue }
+            let attached = try command("Target.attachToTarget", ["targetId": targetID, "flatten": true], session: false)
+            guard let frameSession = attached["sessionId"] as? String else { continue }
+            func value(_ expression: String) throws -> String {
+                let result = try command("Runtime.evaluate", ["expression": expression, "returnByValue": true], in: frameSession)
+                return (result["result"] as? [String: Any])?["value"] as? String ?? ""
+            }
+            frames.append((target["url"] as? String ?? "", try value("location.href"), try value("document.body ? document.body.innerText : ''")))
+            _ = try? command("Target.detachFromTarget", ["sessionId": frameSession], session: false)
+        }
+        return frames
+    }
     var location: String { (try? evaluate("location.href") as? String) ?? "" }
 
     func screenshot(to url: URL) throws {

@@ -19,7 +19,9 @@ struct StudioHelpTests {
             OVERVIEW: Browse and edit a vault in a local web browser.
 
             Serves on 127.0.0.1 only. The first line printed is the URL to open; it
-            holds a random token that every request must carry. Stop with Ctrl-C.
+            holds a random token. A browser that opens it is sent on to the same page
+            without the token and proves itself from then on with a cookie that no
+            other site's page can make it send. Stop with Ctrl-C.
 
             USAGE: vault-studio <vault> [--key-file <path>] [--keystore <directory>] [--key-id <id>] [--passphrase-file <path>] [--port <n>] [--read-only]
 
