@@ -47,7 +47,10 @@ let package = Package(
             dependencies: [
                 .product(name: "VaultSync", package: parent),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -138,6 +141,7 @@ let package = Package(
             dependencies: [
                 "VaultStudio",
                 "vault-studio",
+                "SyncServerHarness",
                 .product(name: "VaultKit", package: parent),
                 .product(name: "VaultCore", package: parent),
                 .product(name: "VaultInterchange", package: parent),

@@ -76,6 +76,26 @@ public final class SyncServerProcess: @unchecked Sendable {
     /// Its process id while it runs.
     public var processIdentifier: Int32? { lock.withLock { process?.processIdentifier } }
 
+    /// The file descriptors it holds open now (Linux: `/proc/PID/fd`); `nil` where that cannot be read.
+    public var openDescriptors: Int? {
+        guard let pid = processIdentifier,
+              let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        return entries.count
+    }
+
+    /// Lowers its limit of open descriptors (soft and hard) to `limit`, as `prlimit` does (Linux).
+    public func limitDescriptors(to limit: Int) throws {
+        guard let pid = processIdentifier else { throw HarnessError("the server is not running") }
+        // glibc declares prlimit(2) only under _GNU_SOURCE, which Swift's Glibc module does not set.
+        typealias Prlimit = @convention(c) (pid_t, Int32, UnsafePointer<rlimit>?, UnsafeMutablePointer<rlimit>?) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prlimit") else { throw HarnessError("prlimit is not available") }
+        let prlimit = unsafeBitCast(symbol, to: Prlimit.self)
+        var value = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
+        guard prlimit(pid, Int32(RLIMIT_NOFILE.rawValue), &value, nil) == 0 else {
+            throw HarnessError("prlimit failed (errno \(errno))")
+        }
+    }
+
     /// Kills it at once (SIGKILL): no graceful shutdown.
     public func kill() { signal(SIGKILL) }
 

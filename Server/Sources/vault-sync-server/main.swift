@@ -75,6 +75,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The largest message a device may send, in bytes.") var maxMessageBytes = SyncServerLimits().maxMessageBytes
     @Option(help: "Messages per second one connection may send (bursts of twice as many).") var messagesPerSecond = SyncServerLimits().messagesPerSecond
     @Option(help: "Open connections per device token.") var connectionsPerDevice = SyncServerLimits().connectionsPerDevice
+    @Option(help: "Open TCP connections per client address, authenticated or not.") var connectionsPerAddress = SyncServerLimits().connectionsPerAddress
+    @Option(help: "Seconds a new connection has to send its request's headers.") var headerTimeout = 10
+    @Option(help: "Seconds a plain HTTP connection may sit idle between requests.") var idleTimeout = 60
+    @Option(help: "Envelope bytes one space's log may hold.") var maxSpaceBytes = SyncServerLimits().maxSpaceBytes
+    @Option(help: "Received message bytes all connections may hold unprocessed together.") var maxBufferedBytes = SyncServerLimits().maxBufferedBytes
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
 
     func run() async throws {
@@ -86,6 +91,11 @@ struct Serve: AsyncParsableCommand {
         limits.messagesPerSecond = messagesPerSecond
         limits.messageBurst = messagesPerSecond * 2
         limits.connectionsPerDevice = connectionsPerDevice
+        limits.connectionsPerAddress = connectionsPerAddress
+        limits.headerTimeout = .seconds(headerTimeout)
+        limits.idleTimeout = .seconds(idleTimeout)
+        limits.maxSpaceBytes = maxSpaceBytes
+        limits.maxBufferedBytes = maxBufferedBytes
         let server = SyncServer(host: host, port: port, store: store, limits: limits, logger: logger)
         let host = self.host
         try await withStore(store, url: url, timeout: database.connectTimeout) {

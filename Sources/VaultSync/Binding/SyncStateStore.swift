@@ -12,8 +12,11 @@ import VaultCore
 ///                           (NULL when deleted: the state keeps its incarnation)
 ///   _vaultkit_sync_pending  (id, clock, rows)   local commits not yet made into a change set (CommitRecorder)
 ///   _vaultkit_sync_outbox   (sequence, changeset)  local change sets not yet acknowledged
+///   _vaultkit_sync_sealed   (sequence, envelope)   outbox entries as sealed for upload (retries send the same bytes)
 ///   _vaultkit_sync_applied  (device, sequence)     the last change set of each device applied
 ///   _vaultkit_sync_inbox    (device, sequence, changeset)  received, waiting for their predecessors
+///   _vaultkit_sync_quarantine (server_sequence, device, sequence, reason, envelope)
+///                           received envelopes that did not authenticate, skipped (QuarantinedChangeSet)
 enum SyncTables {
     static let createSQL = """
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -23,6 +26,8 @@ enum SyncTables {
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_outbox(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_applied(device INTEGER PRIMARY KEY, sequence INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_inbox(device INTEGER NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL, PRIMARY KEY(device, sequence));
+        CREATE TABLE IF NOT EXISTS _vaultkit_sync_sealed(sequence INTEGER PRIMARY KEY, envelope BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS _vaultkit_sync_quarantine(server_sequence INTEGER PRIMARY KEY, device INTEGER NOT NULL, sequence INTEGER NOT NULL, reason TEXT NOT NULL, envelope BLOB NOT NULL);
         """
     static let existsSQL = "SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_sync_meta'"
 }

@@ -72,7 +72,7 @@ public final class SyncedVault: Sendable {
     // MARK: Outgoing
 
     /// The local change sets not yet acknowledged, in order. Commits made
-    /// since the last call (or the last ``apply(_:serverCursor:)``) first
+    /// since the last call (or the last ``apply(_:serverCursor:quarantined:)``) first
     /// become one change set (see CommitRecorder).
     public func pendingChangeSets() throws -> [ChangeSet] {
         let vault = try Vault(configuration: configuration)
@@ -94,10 +94,39 @@ public final class SyncedVault: Sendable {
         }
     }
 
+    /// The outbox sealed for upload. A change set is sealed once and its envelope kept
+    /// until the relay acknowledges it, so every retry of an upload sends the same bytes:
+    /// the relay refuses an author sequence it holds with other bytes
+    /// (``SyncCloseCode/conflictingChangeSet``), and a new random nonce per attempt would
+    /// make an interrupted upload look like one.
+    public func sealedPendingChangeSets(with sealer: ChangeSetSealer) throws -> [SealedChangeSet] {
+        let pending = try pendingChangeSets()
+        guard !pending.isEmpty else { return [] }
+        let vault = try Vault(configuration: configuration)
+        return try vault.write {
+            var kept: [UInt64: [UInt8]] = [:]
+            for row in try vault.syncFetch("SELECT sequence, envelope FROM _vaultkit_sync_sealed") {
+                if let sequence = row[0].int64, let envelope = row[1].data { kept[UInt64(bitPattern: sequence)] = [UInt8](envelope) }
+            }
+            return try pending.map { changeSet in
+                if let envelope = kept[changeSet.sequence] {
+                    return SealedChangeSet(device: changeSet.author, sequence: changeSet.sequence, envelope: envelope)
+                }
+                let sealed = try sealer.seal(changeSet)
+                try vault.syncExecute("INSERT OR REPLACE INTO _vaultkit_sync_sealed(sequence, envelope) VALUES (?, ?)",
+                                      [.integer(Int64(bitPattern: changeSet.sequence)), .blob(Data(sealed.envelope))])
+                return sealed
+            }
+        }
+    }
+
     /// Removes the local change sets up to `sequence` from the outbox: the relay holds them.
     public func acknowledgeUploaded(through sequence: UInt64) throws {
         let vault = try Vault(configuration: configuration)
-        try vault.write { try vault.syncExecute("DELETE FROM _vaultkit_sync_outbox WHERE sequence <= ?", [.integer(Int64(bitPattern: sequence))]) }
+        try vault.write {
+            try vault.syncExecute("DELETE FROM _vaultkit_sync_outbox WHERE sequence <= ?", [.integer(Int64(bitPattern: sequence))])
+            try vault.syncExecute("DELETE FROM _vaultkit_sync_sealed WHERE sequence <= ?", [.integer(Int64(bitPattern: sequence))])
+        }
     }
 
     // MARK: Incoming
@@ -110,8 +139,11 @@ public final class SyncedVault: Sendable {
     ///
     /// A change set that does not fit this device's models throws
     /// ``SyncError/schemaMismatch(_:)`` and nothing of the call is applied.
+    ///
+    /// `quarantined` change sets (delivered, but not authentic) are kept apart in the same
+    /// transaction, so the stored position may pass them (see ``QuarantinedChangeSet``).
     @discardableResult
-    public func apply(_ changeSets: [ChangeSet], serverCursor: UInt64? = nil) throws -> Int {
+    public func apply(_ changeSets: [ChangeSet], serverCursor: UInt64? = nil, quarantined: [QuarantinedChangeSet] = []) throws -> Int {
         let vault = try Vault(configuration: configuration)
         recorder.setApplying(vault, true)
         defer { recorder.setApplying(vault, false) }
@@ -135,6 +167,12 @@ public final class SyncedVault: Sendable {
             try applier.writeRows()
             try applier.recordUnknownClasses()
             try inbox.save()
+            for entry in quarantined {
+                try vault.syncExecute(
+                    "INSERT OR REPLACE INTO _vaultkit_sync_quarantine(server_sequence, device, sequence, reason, envelope) VALUES (?, ?, ?, ?, ?)",
+                    [.integer(Int64(bitPattern: entry.serverSequence)), .integer(Int64(bitPattern: entry.device.rawValue)),
+                     .integer(Int64(bitPattern: entry.sequence)), .text(entry.reason), .blob(Data(entry.envelope))])
+            }
             try store.setMeta("clock", clock.latest)
             if let serverCursor { try store.setMeta("serverCursor", max(serverCursor, try store.meta("serverCursor") ?? 0)) }
             try store.flush()
@@ -142,7 +180,19 @@ public final class SyncedVault: Sendable {
         }
     }
 
-    /// How far this device has taken in the relay's log (stored with ``apply(_:serverCursor:)``).
+    /// The change sets this device skipped because they did not authenticate, oldest first.
+    public func quarantinedChangeSets() throws -> [QuarantinedChangeSet] {
+        let vault = try Vault(configuration: configuration)
+        guard try !vault.syncFetch("SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_sync_quarantine'").isEmpty else { return [] }
+        return try vault.syncFetch("SELECT server_sequence, device, sequence, reason, envelope FROM _vaultkit_sync_quarantine ORDER BY server_sequence").compactMap { row in
+            guard let position = row[0].int64, let device = row[1].int64, let sequence = row[2].int64, let reason = row[3].string,
+                  let envelope = row[4].data else { return nil }
+            return QuarantinedChangeSet(serverSequence: UInt64(bitPattern: position), device: SyncDeviceID(rawValue: UInt64(bitPattern: device)),
+                                        sequence: UInt64(bitPattern: sequence), reason: reason, envelope: [UInt8](envelope))
+        }
+    }
+
+    /// How far this device has taken in the relay's log (stored with ``apply(_:serverCursor:quarantined:)``).
     public func serverCursor() throws -> UInt64 {
         let vault = try Vault(configuration: configuration)
         return try SyncStateStore(vault: vault).meta("serverCursor") ?? 0

@@ -90,6 +90,42 @@ public struct ChangeSetSealer: Sendable {
     /// The change set `sealed` holds, once its envelope authenticates for this
     /// space and for the device and sequence it is delivered as.
     public func open(_ sealed: SealedChangeSet) throws(SyncError) -> ChangeSet {
+        var plaintext = try authenticate(sealed)
+        defer { sodium_memzero(&plaintext, plaintext.count) }
+        return try decode(plaintext, of: sealed)
+    }
+
+    /// Opens what a relay delivered, this device's own change sets left out. An envelope
+    /// that does not authenticate — noise from a token holder without the sync key, another
+    /// sync key, a key id this device does not hold, damage, an envelope format this build
+    /// does not read — is returned apart as quarantined, so that one bad entry of the log
+    /// never stops a device. Content that authenticates but cannot be decoded throws: it
+    /// was written by a holder of the key, and skipping it would lose a change.
+    public func openDelivered(_ items: [DeliveredChangeSet], skipping own: SyncDeviceID) throws(SyncError) -> (opened: [ChangeSet], quarantined: [QuarantinedChangeSet]) {
+        var opened: [ChangeSet] = []
+        var quarantined: [QuarantinedChangeSet] = []
+        for item in items where item.changeSet.device != own {
+            var plaintext: [UInt8]
+            do {
+                plaintext = try authenticate(item.changeSet)
+            } catch {
+                switch error {
+                case .cryptoUnavailable, .invalidKey: throw error   // this device's own problem, not the entry's
+                default:
+                    quarantined.append(QuarantinedChangeSet(serverSequence: item.serverSequence, device: item.changeSet.device,
+                                                            sequence: item.changeSet.sequence, reason: error.description, envelope: item.changeSet.envelope))
+                    continue
+                }
+            }
+            defer { sodium_memzero(&plaintext, plaintext.count) }
+            opened.append(try decode(plaintext, of: item.changeSet))
+        }
+        return (opened, quarantined)
+    }
+
+    /// The padded plaintext of `sealed`, once its envelope authenticates (the header says what
+    /// the relay delivered it as, for this space, and the AEAD tag verifies).
+    private func authenticate(_ sealed: SealedChangeSet) throws(SyncError) -> [UInt8] {
         let envelope = sealed.envelope
         let failed = SyncError.authenticationFailed(device: sealed.device, sequence: sealed.sequence)
         let minimum = Self.headerByteCount + Self.nonceByteCount + Self.tagByteCount + 4
@@ -105,11 +141,18 @@ public struct ChangeSetSealer: Sendable {
         let nonce = Array(envelope[Self.headerByteCount..<(Self.headerByteCount + Self.nonceByteCount)])
         let ciphertext = Array(envelope[(Self.headerByteCount + Self.nonceByteCount)...])
         var plaintext = [UInt8](repeating: 0, count: ciphertext.count - Self.tagByteCount)
-        defer { sodium_memzero(&plaintext, plaintext.count) }
         var plaintextLength: UInt64 = 0
         let status = crypto_aead_xchacha20poly1305_ietf_decrypt(&plaintext, &plaintextLength, nil, ciphertext, UInt64(ciphertext.count),
                                                                header, UInt64(header.count), nonce, key)
-        guard status == 0 else { throw failed }
+        guard status == 0 else {
+            sodium_memzero(&plaintext, plaintext.count)
+            throw failed
+        }
+        return plaintext
+    }
+
+    /// The change set an authenticated plaintext holds (its length, the codec's bytes, zero padding).
+    private func decode(_ plaintext: [UInt8], of sealed: SealedChangeSet) throws(SyncError) -> ChangeSet {
         let length = Int((0..<4).reduce(UInt32(0)) { $0 | UInt32(plaintext[$1]) << UInt32(8 * $1) })
         guard length <= plaintext.count - 4, plaintext[(4 + length)...].allSatisfy({ $0 == 0 }) else {
             throw .malformedChangeSet("the padding of change set \(sealed.sequence) of device \(sealed.device) is wrong")

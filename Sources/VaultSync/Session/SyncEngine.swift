@@ -180,9 +180,7 @@ final class SyncEngine: @unchecked Sendable {
     }
 
     private func upload(_ socket: any SyncSocket, _ replies: ReplyChannel, _ request: inout UInt64) async throws {
-        let sealed = try await onVault { () throws -> [SealedChangeSet] in
-            try self.synced.pendingChangeSets().map { changeSet throws(SyncError) in try self.sealer.seal(changeSet) }
-        }
+        let sealed = try await onVault { () throws -> [SealedChangeSet] in try self.synced.sealedPendingChangeSets(with: self.sealer) }
         guard !sealed.isEmpty else { return }
         let total = sealed.reduce(0) { $0 + $1.envelope.count }
         let progress = lock.withLock { () -> SyncSession.Progress in
@@ -241,10 +239,13 @@ final class SyncEngine: @unchecked Sendable {
             }
             let bytes = items.reduce(0) { $0 + $1.changeSet.envelope.count }
             let own = synced.device
-            try await onVault {
-                let changeSets = try items.filter { $0.changeSet.device != own }.map { delivered throws(SyncError) in try self.sealer.open(delivered.changeSet) }
-                try self.synced.apply(changeSets, serverCursor: last.serverSequence)
+            // Entries that do not authenticate are kept apart and skipped (one bad row never stops the space).
+            let quarantined = try await onVault { () throws -> [QuarantinedChangeSet] in
+                let (changeSets, quarantined) = try self.sealer.openDelivered(items, skipping: own)
+                try self.synced.apply(changeSets, serverCursor: last.serverSequence, quarantined: quarantined)
+                return quarantined
             }
+            for entry in quarantined { status.report(.quarantinedChangeSet(entry)) }
             cursor = last.serverSequence
             try await socket.send(SyncWireMessage.acknowledge(through: cursor).encoded())
             let progress = lock.withLock { () -> SyncSession.Progress in

@@ -4,7 +4,9 @@
 public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server does not accept the device token (unknown or revoked): issue a new one.
     case unauthorized(String)
-    /// The server refused what the device sent for its space (another space's change set).
+    /// The server refused what the device sent for its space: another space's change set,
+    /// a change set of a device another token uploads for, or an author sequence the log
+    /// already holds with other bytes.
     case forbidden(String)
     /// The server speaks no protocol version this build does: update the app or the server.
     case unsupportedProtocol(String)
@@ -16,6 +18,9 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
     case sync(SyncError)
     /// The sync section cannot work as given (a key of the wrong length, a URL that is not http or https).
     case invalidConfiguration(String)
+    /// A change set in the server's log could not be opened (see ``QuarantinedChangeSet``):
+    /// it was skipped and kept apart, and sync goes on. Not final.
+    case quarantinedChangeSet(QuarantinedChangeSet)
     /// The server refused a message as too large: the commits since the last
     /// upload make a change set over the server's limit (32 MiB by default,
     /// about 190,000 new small objects). Raise the server's limit, or let the
@@ -26,7 +31,7 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
     public var isFinal: Bool {
         switch self {
         case .unauthorized, .forbidden, .unsupportedProtocol, .sync, .invalidConfiguration, .changeSetTooLarge: return true
-        case .connectionFailed, .serverError: return false
+        case .connectionFailed, .serverError, .quarantinedChangeSet: return false
         }
     }
 
@@ -38,6 +43,7 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
         case .connectionFailed(let reason): return "sync connection failed: \(reason); retrying"
         case .serverError(let reason): return "the sync server could not complete a request: \(reason); retrying"
         case .sync(let error): return "sync stopped: \(error)"
+        case .quarantinedChangeSet(let quarantined): return "\(quarantined); sync goes on"
         case .invalidConfiguration(let reason): return "invalid sync configuration: \(reason)"
         case .changeSetTooLarge(let reason): return "the sync server refused a change set as too large: \(reason); raise its --max-message-bytes, or upload between batches of a large import"
         }
@@ -47,7 +53,8 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
     static func closed(code: UInt16, reason: String) -> SyncSessionError {
         switch SyncCloseCode(rawValue: code) {
         case .unauthorized: return .unauthorized(reason)
-        case .forbidden: return .forbidden(reason)
+        case .forbidden, .conflictingChangeSet: return .forbidden(reason)
+        case .quotaExceeded: return .serverError("the space is over its server's storage quota: \(reason)")
         case .unsupportedVersion: return .unsupportedProtocol(reason)
         case .serverError, .rateLimited: return .serverError(reason)
         case .messageTooLarge: return .changeSetTooLarge(reason)

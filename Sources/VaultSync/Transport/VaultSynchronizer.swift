@@ -47,9 +47,8 @@ public struct VaultSynchronizer: Sendable {
 
     /// Seals and uploads the outbox; returns how many change sets the relay acknowledged.
     public func upload() async throws -> Int {
-        let pending = try vault.pendingChangeSets()
-        guard !pending.isEmpty else { return 0 }
-        let sealed = try pending.map { changeSet throws(SyncError) in try sealer.seal(changeSet) }
+        let sealed = try vault.sealedPendingChangeSets(with: sealer)
+        guard !sealed.isEmpty else { return 0 }
         let receipts = try await transport.upload(sealed, space: sealer.space)
         let acknowledged = receipts.filter { $0.device == vault.device }.map(\.sequence)
         if let last = acknowledged.max() { try vault.acknowledgeUploaded(through: last) }
@@ -63,9 +62,9 @@ public struct VaultSynchronizer: Sendable {
         while true {
             let page = try await transport.receive(space: sealer.space, after: try vault.serverCursor(), limit: pageSize)
             guard let last = page.last else { break }
-            let changeSets = try page.filter { $0.changeSet.device != vault.device }
-                .map { delivered throws(SyncError) in try sealer.open(delivered.changeSet) }
-            applied += try vault.apply(changeSets, serverCursor: last.serverSequence)
+            // Entries that do not authenticate are kept apart in the vault and skipped (QuarantinedChangeSet).
+            let (changeSets, quarantined) = try sealer.openDelivered(page, skipping: vault.device)
+            applied += try vault.apply(changeSets, serverCursor: last.serverSequence, quarantined: quarantined)
             downloaded += page.count
             try await transport.acknowledge(space: sealer.space, device: vault.device, through: last.serverSequence)
         }

@@ -46,12 +46,16 @@
 //
 // CLOSE CODES
 //
-// Besides WebSocket's own, the server closes with one of ``SyncCloseCode``:
-// 4400 malformed message, 4401 token unknown or revoked, 4403 a change set for
-// another space, 4413 a message over the size limit, 4426 protocol version,
-// 4429 rate or connection limit, 4500 the server could not complete the
-// request (its store is unavailable). A device treats 4401, 4403 and 4426 as
-// final (the user must act) and retries the others with backoff.
+// Besides WebSocket's own (1002 for an unmasked client frame, 1009 for a
+// message over the size limit), the server closes with one of ``SyncCloseCode``:
+// 4400 malformed message or a position past the largest, 4401 token unknown or
+// revoked, 4403 a change set for another space or of a device another token
+// uploads for, 4409 an author sequence the log holds with other bytes, 4413 a
+// change set over the size limit, 4426 protocol version, 4429 rate, queue or
+// connection limit (or the server is busy), 4500 the server could not complete
+// the request (its store is unavailable), 4507 the space's storage quota. A
+// device treats 4401, 4403, 4409, 4413 and 4426 as final (the user must act)
+// and retries the others with backoff.
 
 /// One message of the sync protocol (see the essay at the top of this file).
 public enum SyncWireMessage: Sendable, Equatable {
@@ -189,13 +193,20 @@ public enum SyncCloseCode: UInt16, Sendable, CaseIterable {
     case messageTooLarge = 4413
     /// No protocol version in common.
     case unsupportedVersion = 4426
-    /// Too many messages or connections for this device.
+    /// An upload names an author sequence the log already holds with other bytes:
+    /// the stored change set keeps its place and the upload is refused whole.
+    case conflictingChangeSet = 4409
+    /// Too many messages or connections for this device, or the server is busy.
     case rateLimited = 4429
     /// The server could not complete a request (its store is unavailable).
     case serverError = 4500
+    /// The space's log holds as many bytes as its server allows (the operator's quota).
+    case quotaExceeded = 4507
 
     /// Whether a device should stop and report instead of reconnecting.
-    public var isFinal: Bool { self == .unauthorized || self == .forbidden || self == .unsupportedVersion }
+    public var isFinal: Bool {
+        self == .unauthorized || self == .forbidden || self == .unsupportedVersion || self == .conflictingChangeSet || self == .messageTooLarge
+    }
 }
 
 extension ByteWriter {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -92,8 +93,10 @@ public struct SyncServer: Sendable {
         let webSocketRouter = Router(context: SyncRequestContext.self)
         let limits = self.limits
         let logger = self.logger
+        let budget = MessageBudget(limit: limits.maxBufferedBytes)
         webSocketRouter.ws("/v1/sync") { request, context in
-            guard let grant = try await Self.authenticate(request, store: store) else { return .dontUpgrade }
+            // Exactly this path: the router would also match `/v1/sync/` and `//v1/sync`.
+            guard request.uri.path == "/v1/sync", let grant = try await Self.authenticate(request, store: store) else { return .dontUpgrade }
             context.grant.value = grant
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
@@ -101,15 +104,24 @@ public struct SyncServer: Sendable {
             var connectionLogger = logger
             connectionLogger[metadataKey: "space"] = "\(String(grant.space.description.prefix(8)))"
             connectionLogger[metadataKey: "device"] = "\(grant.deviceLabel)"
-            let connection = DeviceConnection(grant: grant, store: store, hub: hub, limits: limits, metrics: metrics, logger: connectionLogger)
-            await connection.run(inbound: inbound, outbound: outbound)
+            let connection = DeviceConnection(grant: grant, store: store, hub: hub, limits: limits, metrics: metrics, budget: budget,
+                                              logger: connectionLogger)
+            try await connection.run(inbound: inbound, outbound: outbound)
         }
 
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let addresses = AddressTable()
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: TimeAmount(limits.idleTimeout)),
+            ws: .init(maxFrameSize: limits.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(20))))
+        let serverBuilder = HTTPServerBuilder { responder in
+            GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                    configuration: channelConfiguration),
+                                limits: limits, addresses: addresses, metrics: metrics)
+        }
         var app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: webSocketRouter,
-                configuration: .init(ws: .init(maxFrameSize: limits.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(20))))),
+            server: serverBuilder,
             configuration: .init(address: .hostname(host, port: port), serverName: "vault-sync-server"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)

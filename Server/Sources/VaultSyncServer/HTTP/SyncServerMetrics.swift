@@ -15,19 +15,25 @@ public final class SyncServerMetrics: @unchecked Sendable {
         case headsPushed = "vault_sync_heads_pushed_total"
         case messagesRejected = "vault_sync_messages_rejected_total"
         case storeErrors = "vault_sync_store_errors_total"
+        case uploadsRefusedForeignDevice = "vault_sync_uploads_refused_foreign_device_total"
+        case uploadsRefusedConflicting = "vault_sync_uploads_refused_conflicting_total"
+        case connectionsClosedByGuard = "vault_sync_connections_closed_by_guard_total"
 
         var help: String {
             switch self {
             case .connectionsOpened: return "WebSocket connections accepted"
             case .connectionsOpen: return "WebSocket connections open now"
             case .connectionsRefused: return "Connections refused (bad token, limits)"
-            case .changeSetsStored: return "Change sets appended to a log"
+            case .changeSetsStored: return "Change sets appended to a log (retries not counted)"
             case .changeSetsDeduplicated: return "Uploaded change sets already stored (retries)"
-            case .bytesStored: return "Envelope bytes appended"
+            case .bytesStored: return "Envelope bytes appended (retries not counted)"
             case .changeSetsServed: return "Change sets sent in download replies"
             case .headsPushed: return "Head notices pushed to devices"
             case .messagesRejected: return "Messages refused (malformed, too large, rate, space)"
             case .storeErrors: return "Requests that failed in the store"
+            case .uploadsRefusedForeignDevice: return "Uploads refused: a change set of a device another token uploads for"
+            case .uploadsRefusedConflicting: return "Uploads refused: an author sequence already stored with other bytes"
+            case .connectionsClosedByGuard: return "Connections closed before a request was served (address cap, header timeout or size, a malformed upgrade)"
             }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -8,12 +9,19 @@ import VaultSync
 /// server's side. Requests are handled one at a time, in order; head notices
 /// are pushed alongside. Any message the protocol does not allow closes the
 /// connection with a ``VaultSync/SyncCloseCode`` before anything of it is stored.
+///
+/// Limits are enforced before work: messages are counted as they arrive (a
+/// reader task), against the connection's rate and queue and the process's
+/// budget of received bytes, and handed to the processor only when admitted.
+/// The token is checked again before every message is processed and before
+/// every head notice, so a revoked token stops at once.
 struct DeviceConnection {
     let grant: DeviceGrant
     let store: any SyncStore
     let hub: SpaceHub
     let limits: SyncServerLimits
     let metrics: SyncServerMetrics
+    let budget: MessageBudget
     let logger: Logger
 
     /// Why a connection is closed by the server.
@@ -22,7 +30,10 @@ struct DeviceConnection {
         let reason: String
     }
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    /// Serves the connection. A protocol rejection closes it with its sync close code; any
+    /// other error (a message over the size limit, a broken frame) is thrown on, so that the
+    /// WebSocket layer closes with the code RFC 6455 gives it (1009 for a message too big).
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         guard let subscription = await hub.subscribe(space: grant.space, tokenID: grant.tokenID, limit: limits.connectionsPerDevice) else {
             metrics.add(.connectionsRefused)
             logger.notice("refused a connection: too many for this device")
@@ -38,38 +49,95 @@ struct DeviceConnection {
             logger.notice("closed a connection", metadata: ["code": "\(rejection.code.rawValue)", "reason": "\(rejection.reason)"])
             try? await outbound.close(.unknown(rejection.code.rawValue), reason: rejection.reason)
         } catch {
-            // The device went away, or a message exceeded the frame limit (the WebSocket layer closes it).
+            // The device went away, or a message exceeded the size limit (the WebSocket layer closes with its code).
             logger.debug("connection ended", metadata: ["error": "\(type(of: error))"])
+            await hub.unsubscribe(space: grant.space, id: subscription.id)
+            throw error
         }
         await hub.unsubscribe(space: grant.space, id: subscription.id)
     }
 
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, heads: AsyncStream<UInt64>) async throws {
-        var messages = inbound.messages(maxSize: limits.maxMessageBytes).makeAsyncIterator()
-        guard let first = try await messages.next() else { return }
-        guard case .hello(let version, _) = try decode(first) else { throw Rejection(code: .malformedMessage, reason: "the first message must be hello") }
+        let (admitted, queue) = AsyncStream.makeStream(of: (message: WebSocketMessage, bytes: Int).self)
+        let (welcomed, welcome) = AsyncStream.makeStream(of: Void.self)
+        let pending = PendingCount()
+        defer { budget.release(pending.drainBytes()) }
+        try await withThrowingTaskGroup(of: ConnectionTask.self) { group in
+            group.addTask {
+                for await _ in welcomed {}   // head notices start after the welcome
+                for await head in heads {
+                    try await requireLiveToken()
+                    try await send(.head(head), outbound)
+                }
+                return .heads
+            }
+            // The reader: every message is counted as it arrives, before any work is done for it.
+            group.addTask {
+                var bucket = TokenBucket(rate: limits.messagesPerSecond, burst: limits.messageBurst)
+                defer { queue.finish() }
+                var messages = inbound.messages(maxSize: limits.maxMessageBytes).makeAsyncIterator()
+                while let message = try await messages.next() {
+                    guard bucket.take() else { throw Rejection(code: .rateLimited, reason: "more than \(Int(limits.messagesPerSecond)) messages a second") }
+                    guard pending.count < limits.maxQueuedMessages else {
+                        throw Rejection(code: .rateLimited, reason: "more than \(limits.maxQueuedMessages) messages waiting to be processed")
+                    }
+                    let bytes = Self.size(of: message)
+                    guard budget.reserve(bytes) else { throw Rejection(code: .rateLimited, reason: "the server is busy; try again") }
+                    pending.add(bytes)
+                    queue.yield((message, bytes))
+                }
+                return .reader
+            }
+            // The processor: one message at a time, in order.
+            group.addTask {
+                var greeted = false
+                for await (message, bytes) in admitted {
+                    defer {
+                        pending.remove(bytes)
+                        budget.release(bytes)
+                    }
+                    try await requireLiveToken()
+                    let decoded = try decode(message)
+                    guard greeted else {
+                        try await greet(decoded, outbound)
+                        greeted = true
+                        welcome.finish()
+                        continue
+                    }
+                    if let reply = try await handle(decoded) { try await send(reply, outbound) }
+                }
+                return .processor
+            }
+            // A rejection in any task ends the connection; the device closing it ends the
+            // reader, and the connection once the processor has done what was admitted.
+            while let finished = try await group.next(), finished != .processor {}
+            group.cancelAll()
+        }
+    }
+
+    /// The tasks of a connection.
+    private enum ConnectionTask { case heads, reader, processor }
+
+    /// The handshake: the first message must be hello; the welcome gives the log's head.
+    private func greet(_ message: SyncWireMessage, _ outbound: WebSocketOutboundWriter) async throws {
+        guard case .hello(let version, _) = message else { throw Rejection(code: .malformedMessage, reason: "the first message must be hello") }
         guard version >= 1 else { throw Rejection(code: .unsupportedVersion, reason: "this server speaks sync protocol 1") }
         let head = try await fromStore { try await store.head(space: grant.space) }
         try await send(.welcome(protocolVersion: SyncWireMessage.protocolVersion, head: head.head, totalBytes: head.totalBytes), outbound)
+    }
 
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await head in heads { try await send(.head(head), outbound) }
-            }
-            var bucket = TokenBucket(rate: limits.messagesPerSecond, burst: limits.messageBurst)
-            var checked = ContinuousClock.Instant.now
-            while let message = try await messages.next() {
-                guard bucket.take() else { throw Rejection(code: .rateLimited, reason: "more than \(Int(limits.messagesPerSecond)) messages a second") }
-                // A revoked token stops working at its connection's next request (checked at most once a second).
-                if checked.duration(to: .now) > .seconds(1) {
-                    checked = .now
-                    guard try await fromStore({ try await store.tokenIsLive(grant.tokenID) }) else {
-                        throw Rejection(code: .unauthorized, reason: "the device token was revoked")
-                    }
-                }
-                if let reply = try await handle(try decode(message)) { try await send(reply, outbound) }
-            }
-            group.cancelAll()
+    /// Throws the rejection of a revoked token (checked in the store every time: a
+    /// revocation takes effect at the connection's very next message or head notice).
+    private func requireLiveToken() async throws {
+        guard try await fromStore({ try await store.tokenIsLive(grant.tokenID) }) else {
+            throw Rejection(code: .unauthorized, reason: "the device token was revoked")
+        }
+    }
+
+    private static func size(of message: WebSocketMessage) -> Int {
+        switch message {
+        case .binary(let buffer): return buffer.readableBytes
+        case .text(let text): return text.utf8.count
         }
     }
 
@@ -89,11 +157,21 @@ struct DeviceConnection {
                 guard header.space == grant.space else { throw Rejection(code: .forbidden, reason: "a change set sealed for another space than the token's") }
                 changeSets.append(SealedChangeSet(device: header.device, sequence: header.sequence, envelope: envelope))
             }
-            let receipts = try await fromStore { try await store.append(changeSets, space: grant.space) }
-            metrics.add(.changeSetsStored, Int64(changeSets.count))
-            metrics.add(.bytesStored, Int64(envelopes.reduce(0) { $0 + $1.count }))
-            logger.debug("upload", metadata: ["changeSets": "\(changeSets.count)"])
-            return .uploaded(request: request, receipts: receipts)
+            let outcome: AppendOutcome
+            do {
+                outcome = try await fromStore { try await store.append(changeSets, space: grant.space, uploader: grant, quota: limits.maxSpaceBytes) }
+            } catch let refusal as AppendRefusal {
+                throw Self.rejection(for: refusal, metrics: metrics)
+            }
+            metrics.add(.changeSetsStored, Int64(outcome.stored))
+            metrics.add(.bytesStored, Int64(outcome.storedBytes))
+            metrics.add(.changeSetsDeduplicated, Int64(outcome.deduplicated))
+            logger.debug("upload", metadata: ["stored": "\(outcome.stored)", "deduplicated": "\(outcome.deduplicated)"])
+            return .uploaded(request: request, receipts: outcome.receipts)
+        case .download(_, let after, _) where after >= UInt64(Int64.max):
+            throw Rejection(code: .malformedMessage, reason: "a download position past the largest a log can hold")
+        case .acknowledge(let through) where through >= UInt64(Int64.max):
+            throw Rejection(code: .malformedMessage, reason: "an acknowledged position past the largest a log can hold")
         case .download(let request, let after, let limit):
             let items = max(1, min(Int(limit), limits.maxPageItems))
             let page = try await fromStore { try await store.page(space: grant.space, after: after, limit: items, maxBytes: limits.maxPageBytes) }
@@ -106,6 +184,21 @@ struct DeviceConnection {
             throw Rejection(code: .malformedMessage, reason: "hello was already sent")
         case .welcome, .uploaded, .changeSets, .head:
             throw Rejection(code: .malformedMessage, reason: "a device sent a message only servers send")
+        }
+    }
+
+    /// The close an append's refusal means, counted and reported (never a payload).
+    static func rejection(for refusal: AppendRefusal, metrics: SyncServerMetrics) -> Rejection {
+        switch refusal {
+        case .foreignDevice:
+            metrics.add(.uploadsRefusedForeignDevice)
+            return Rejection(code: .forbidden, reason: "a change set names a device that another device's token uploads for")
+        case .conflictingChangeSet(_, let sequence, let serverSequence):
+            metrics.add(.uploadsRefusedConflicting)
+            return Rejection(code: .conflictingChangeSet,
+                             reason: "the log holds this device's change set \(sequence) with other bytes (at \(serverSequence)); it keeps its place")
+        case .quotaExceeded(let limit):
+            return Rejection(code: .quotaExceeded, reason: "the space's log may hold at most \(limit) bytes")
         }
     }
 
@@ -122,9 +215,29 @@ struct DeviceConnection {
 
     /// Runs a store request; a failure closes the connection with 4500 (the device retries later).
     private func fromStore<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch let rejection as Rejection { throw rejection } catch {
+        do { return try await body() } catch let rejection as Rejection { throw rejection } catch let refusal as AppendRefusal { throw refusal } catch {
             logger.error("store request failed", metadata: ["error": "\(String(describing: type(of: error)))"])
             throw Rejection(code: .serverError, reason: "the server's store is unavailable; try again")
+        }
+    }
+}
+
+/// A connection's received messages not yet processed: their number and bytes.
+final class PendingCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages = 0
+    private var bytes = 0
+
+    var count: Int { lock.withLock { messages } }
+
+    func add(_ size: Int) { lock.withLock { messages += 1; bytes += size } }
+    func remove(_ size: Int) { lock.withLock { messages -= 1; bytes -= size } }
+
+    /// The bytes still held (messages never processed), now forgotten.
+    func drainBytes() -> Int {
+        lock.withLock {
+            defer { messages = 0; bytes = 0 }
+            return bytes
         }
     }
 }

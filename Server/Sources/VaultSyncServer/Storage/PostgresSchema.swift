@@ -45,6 +45,18 @@ enum PostgresSchema {
                 PRIMARY KEY (space, token_id))
             """,
         ],
+        // 2: which device label uploads for each author device id of a space (the first
+        // token to upload a device's change sets claims it; no other device's token can).
+        [
+            """
+            CREATE TABLE vault_sync_devices (
+                space bytea NOT NULL,
+                device bigint NOT NULL,
+                device_label text NOT NULL,
+                bound_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (space, device))
+            """,
+        ],
     ]
 
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {

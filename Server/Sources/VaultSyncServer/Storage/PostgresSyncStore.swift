@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import NIOCore
@@ -76,8 +77,18 @@ public final class PostgresSyncStore: SyncStore {
         return count
     }
 
-    public func append(_ changeSets: [SealedChangeSet], space: SyncSpaceID) async throws -> [UploadReceipt] {
-        guard !changeSets.isEmpty else { return [] }
+    public func append(_ changeSets: [SealedChangeSet], space: SyncSpaceID, uploader: DeviceGrant, quota: Int64) async throws -> AppendOutcome {
+        guard !changeSets.isEmpty else { return AppendOutcome(receipts: [], stored: 0, storedBytes: 0, deduplicated: 0) }
+        do {
+            return try await appendInTransaction(changeSets, space: space, uploader: uploader, quota: quota)
+        } catch let error as PostgresTransactionError {
+            // A refusal thrown inside the transaction (rolled back): the refusal itself.
+            if let refusal = error.closureError as? AppendRefusal, error.rollbackError == nil { throw refusal }
+            throw error
+        }
+    }
+
+    private func appendInTransaction(_ changeSets: [SealedChangeSet], space: SyncSpaceID, uploader: DeviceGrant, quota: Int64) async throws -> AppendOutcome {
         let spaceBytes = ByteBuffer(bytes: space.bytes)
         let logger = self.logger
         return try await client.withTransaction(logger: logger) { connection in
@@ -90,41 +101,66 @@ public final class PostgresSyncStore: SyncStore {
                 head = storedHead
                 totalBytes = storedBytes
             }
-            // Change sets stored before (a retried upload) keep their place.
+            // Every author device of the upload must be the uploader's: the first device label
+            // to upload a device's change sets claims it.
+            let authors = Array(Set(changeSets.map { Int64(bitPattern: $0.device.rawValue) }))
+            try await connection.query(
+                """
+                INSERT INTO vault_sync_devices(space, device, device_label)
+                SELECT \(spaceBytes), device, \(uploader.deviceLabel) FROM unnest(\(authors)::bigint[]) AS device
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+            for try await (device, label) in try await connection.query(
+                "SELECT device, device_label FROM vault_sync_devices WHERE space = \(spaceBytes) AND device = ANY(\(authors))", logger: logger
+            ).decode((Int64, String).self) where label != uploader.deviceLabel {
+                throw AppendRefusal.foreignDevice(SyncDeviceID(rawValue: UInt64(bitPattern: device)))
+            }
+            // Change sets stored before (a retried upload) keep their place; other bytes under their key are refused.
             let devices = changeSets.map { Int64(bitPattern: $0.device.rawValue) }
             let sequences = changeSets.map { Int64(bitPattern: $0.sequence) }
-            var stored: [StoredKey: UInt64] = [:]
-            for try await (device, sequence, serverSequence) in try await connection.query(
+            var stored: [StoredKey: (serverSequence: UInt64, digest: [UInt8])] = [:]
+            for try await (device, sequence, serverSequence, digest) in try await connection.query(
                 """
-                SELECT device, sequence, server_sequence FROM vault_sync_log
+                SELECT device, sequence, server_sequence, sha256(envelope) FROM vault_sync_log
                 WHERE space = \(spaceBytes) AND device = ANY(\(devices)) AND sequence = ANY(\(sequences))
                 """, logger: logger
-            ).decode((Int64, Int64, Int64).self) {
-                stored[StoredKey(device: UInt64(bitPattern: device), sequence: UInt64(bitPattern: sequence))] = UInt64(serverSequence)
+            ).decode((Int64, Int64, Int64, ByteBuffer).self) {
+                stored[StoredKey(device: UInt64(bitPattern: device), sequence: UInt64(bitPattern: sequence))] = (UInt64(serverSequence), Array(buffer: digest))
             }
             var receipts: [UploadReceipt] = []
+            var storedBytes = 0, deduplicated = 0
             for changeSet in changeSets {
                 let key = StoredKey(device: changeSet.device.rawValue, sequence: changeSet.sequence)
+                let digest = Array(SHA256.hash(data: changeSet.envelope))
                 if let existing = stored[key] {
-                    receipts.append(UploadReceipt(device: changeSet.device, sequence: changeSet.sequence, serverSequence: existing))
+                    guard existing.digest == digest else {
+                        throw AppendRefusal.conflictingChangeSet(device: changeSet.device, sequence: changeSet.sequence, serverSequence: existing.serverSequence)
+                    }
+                    receipts.append(UploadReceipt(device: changeSet.device, sequence: changeSet.sequence, serverSequence: existing.serverSequence))
+                    deduplicated += 1
                     continue
                 }
+                guard totalBytes + Int64(changeSet.envelope.count) <= quota else { throw AppendRefusal.quotaExceeded(limit: quota) }
                 head += 1
                 totalBytes += Int64(changeSet.envelope.count)
+                storedBytes += changeSet.envelope.count
                 try await connection.query(
                     """
                     INSERT INTO vault_sync_log(space, server_sequence, device, sequence, envelope, end_offset)
                     VALUES (\(spaceBytes), \(head), \(Int64(bitPattern: key.device)), \(Int64(bitPattern: key.sequence)),
                             \(ByteBuffer(bytes: changeSet.envelope)), \(totalBytes))
                     """, logger: logger)
-                stored[key] = UInt64(head)
+                stored[key] = (UInt64(head), digest)
                 receipts.append(UploadReceipt(device: changeSet.device, sequence: changeSet.sequence, serverSequence: UInt64(head)))
             }
-            try await connection.query(
-                "UPDATE vault_sync_spaces SET head = \(head), total_bytes = \(totalBytes) WHERE space = \(spaceBytes)", logger: logger)
-            let payload = "\(space):\(head)"
-            try await connection.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
-            return receipts
+            let storedCount = receipts.count - deduplicated
+            if storedCount > 0 {
+                try await connection.query(
+                    "UPDATE vault_sync_spaces SET head = \(head), total_bytes = \(totalBytes) WHERE space = \(spaceBytes)", logger: logger)
+                let payload = "\(space):\(head)"
+                try await connection.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+            }
+            return AppendOutcome(receipts: receipts, stored: storedCount, storedBytes: storedBytes, deduplicated: deduplicated)
         }
     }
 

@@ -7,8 +7,10 @@ import VaultSync
 // Per space it keeps one log of sealed envelopes numbered 1, 2, 3 … without
 // gaps, in the order their appends committed; per (space, author device,
 // author sequence) at most one entry, which is how a retried upload is stored
-// once; how far each device has acknowledged the log; and the device tokens,
-// as SHA-256 digests only. It never holds a key, a change set's contents or a
+// once (a second upload of the same key with other bytes is refused, never
+// stored in its place); which device label uploads for each author device id
+// (so one device's token cannot post as another); how far each device has
+// acknowledged the log; and the device tokens, as SHA-256 digests only. It never holds a key, a change set's contents or a
 // token itself.
 //
 // Appends notify every server process of the new head (PostgreSQL
@@ -36,6 +38,37 @@ public struct LogPage: Sendable {
     public var remainingBytes: UInt64
 }
 
+/// What an append did.
+public struct AppendOutcome: Sendable, Equatable {
+    /// One receipt per change set, in upload order.
+    public var receipts: [UploadReceipt]
+    /// Change sets newly stored.
+    public var stored: Int
+    /// Their envelope bytes.
+    public var storedBytes: Int
+    /// Change sets that were already stored with the same bytes (retried uploads).
+    public var deduplicated: Int
+
+    /// An outcome.
+    public init(receipts: [UploadReceipt], stored: Int, storedBytes: Int, deduplicated: Int) {
+        self.receipts = receipts
+        self.stored = stored
+        self.storedBytes = storedBytes
+        self.deduplicated = deduplicated
+    }
+}
+
+/// Why an append stored nothing.
+public enum AppendRefusal: Error, Sendable, Equatable {
+    /// A change set names an author device whose change sets another device label uploads
+    /// (a token of one device posting as another).
+    case foreignDevice(SyncDeviceID)
+    /// The log holds this author sequence with other bytes; the stored change set keeps its place.
+    case conflictingChangeSet(device: SyncDeviceID, sequence: UInt64, serverSequence: UInt64)
+    /// The space's log would hold more than `limit` envelope bytes.
+    case quotaExceeded(limit: Int64)
+}
+
 /// The position of a space's log.
 public struct LogHead: Sendable, Equatable {
     /// The last server sequence (0 for an empty log).
@@ -56,8 +89,11 @@ public protocol SyncStore: Sendable {
     func issueToken(digest: [UInt8], spaceName: String, deviceLabel: String) async throws -> Int64
     /// Revokes the tokens of `device` in `space`; returns how many were live.
     func revokeTokens(spaceName: String, deviceLabel: String) async throws -> Int
-    /// Appends `changeSets` to the log of `space` (each at most once per author and sequence) and notifies; one receipt per change set.
-    func append(_ changeSets: [SealedChangeSet], space: SyncSpaceID) async throws -> [UploadReceipt]
+    /// Appends `changeSets`, uploaded with `uploader`'s token, to the log of `space` and
+    /// notifies. Each (author device, sequence) is stored at most once: the same bytes again
+    /// are a retry (their receipt names the stored place); other bytes are refused. All or
+    /// nothing: a refusal (``AppendRefusal``) stores none of them.
+    func append(_ changeSets: [SealedChangeSet], space: SyncSpaceID, uploader: DeviceGrant, quota: Int64) async throws -> AppendOutcome
     /// Up to `limit` change sets after `after`, stopping before `maxBytes` of envelopes (at least one).
     func page(space: SyncSpaceID, after: UInt64, limit: Int, maxBytes: Int) async throws -> LogPage
     /// The head of `space`'s log.
