@@ -9,10 +9,23 @@ import Glibc
 public final class LoopbackConnection: @unchecked Sendable {
     private var descriptor: Int32
 
-    /// Connects to 127.0.0.1:`port`.
-    public init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` (another loopback address, such as
+    /// 127.0.0.2, makes another client address for the server).
+    public init(port: Int, from source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket failed (errno \(errno))") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                Glibc.close(descriptor)
+                throw HarnessError("bind to \(source) failed (errno \(errno))")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -4,6 +4,8 @@
 //   latency      commit on one device → observer fires on another (p50, p99 over 1,000 changes)
 //   download     a new device downloads and merges 100,000 objects
 //   connections  simulated devices connected to one server process while changes flow: server memory
+//   attacks      the commit → observer round trip while others hold idle connections, send
+//                headers a byte at a time, or flood the server at ten times the rate limit
 import Foundation
 import HTTPTypes
 import Logging
@@ -154,6 +156,7 @@ func main() async throws {
     if all || arguments.contains("latency") { try await latency(server: server, postgres: postgres, folder: folder) }
     if all || arguments.contains("download") { try await initialDownload(server: server, postgres: postgres, folder: folder, objects: 100_000) }
     if all || arguments.contains("connections") { try await connections(postgres: postgres, folder: folder, counts: [100, 250, 500, 1_000]) }
+    if all || arguments.contains("attacks") { try await underAttack(postgres: postgres, folder: folder) }
 }
 
 do {
