@@ -1,13 +1,13 @@
 # VaultKit — the two commands of the README quick start, and a few more.
 #   make demo    install the C libraries if needed, build, run the demo (models in an encrypted vault)
-#   make test    install the C libraries and PostgreSQL if needed, run every test (VaultKit's, then the porting tool's
-#                package, then the servers' package: the studio's browser test runs where Chromium is installed,
-#                the sync server's tests start PostgreSQL themselves)
+#   make test    install the C libraries, PostgreSQL and Chromium if needed, run every test (VaultKit's, then the
+#                porting tool's package, then the servers' package: the studio's browser tests drive headless
+#                Chromium, the sync server's tests start PostgreSQL themselves)
 #   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries, Realm import, sync recording; VaultKit vs GRDB side by side
 #   make sync-demo  PostgreSQL, a sync server and two devices: a change on one appears on the other
 #   make docs    the DocC documentation of VaultKit, VaultCore, RealmFileReader, VaultRealmImport, VaultInterchange and VaultSync; a broken symbol link fails it
 
-.PHONY: dependencies postgresql demo sync-demo test bench docs clean
+.PHONY: dependencies postgresql chromium demo sync-demo test bench docs clean
 
 dependencies:
 	@bash scripts/install-dependencies.sh
@@ -15,13 +15,16 @@ dependencies:
 postgresql:
 	@bash scripts/install-postgresql.sh
 
+chromium:
+	@bash scripts/install-chromium.sh
+
 demo: dependencies
 	swift run vaultkit-demo
 
 sync-demo: dependencies postgresql
 	cd Server && swift build --product vault-sync-server && swift run vault-sync-demo
 
-test: dependencies postgresql
+test: dependencies postgresql chromium
 	swift test
 	cd Porting && swift test
 	cd Server && swift test
