@@ -66,4 +66,33 @@ struct QuarantineTests {
         try device.synced.acknowledgeUploaded(through: third[1].sequence)
         #expect(try device.synced.sealedPendingChangeSets(with: device.synchronizer.sealer).isEmpty)
     }
+
+    @Test("a change set under a key the device receives later is kept, then merged once the key is there, with what waited behind it")
+    func laterKeyReleasesTheQuarantine() async throws {
+        let directory = try TemporaryDirectory("quarantine-key")
+        let relay = InProcessRelay()
+        let space = try #require(Self.space)
+        let keyOne = try SyncKey(bytes: Data(repeating: 0x42, count: 32))
+        let keyTwo = try SyncKey(bytes: Data(repeating: 0x24, count: 32))
+        // A writes under key 2, which B does not hold yet.
+        let a = try SyncTestDevice(directory, "a", relay: relay)
+        let b = try SyncTestDevice(directory, "b", relay: relay)
+        let aNewKey = VaultSynchronizer(vault: a.synced, sealer: try ChangeSetSealer(space: space, keys: [1: keyOne, 2: keyTwo], currentKeyID: 2),
+                                        transport: relay)
+        try a.write { $0.add(SyncNote(value: ["id": "k1", "title": "under key 2"])) }
+        try await aNewKey.synchronize()
+        try a.write { $0.add(SyncNote(value: ["id": "k2", "title": "also under key 2"])) }
+        try await aNewKey.synchronize()
+        try await b.sync()
+        #expect(try b.note("k1") == nil && b.note("k2") == nil)
+        #expect(try b.synced.quarantinedChangeSets().count == 2)
+        // B receives key 2: the next download merges both, and the quarantine is empty.
+        let bNewKey = VaultSynchronizer(vault: b.synced, sealer: try ChangeSetSealer(space: space, keys: [1: keyOne, 2: keyTwo], currentKeyID: 1),
+                                        transport: relay)
+        let round = try await bNewKey.synchronize()
+        #expect(round.applied == 2)
+        #expect(try b.note("k1")?.title == "under key 2")
+        #expect(try b.note("k2")?.title == "also under key 2")
+        #expect(try b.synced.quarantinedChangeSets().isEmpty)
+    }
 }

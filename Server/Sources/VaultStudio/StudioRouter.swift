@@ -85,11 +85,13 @@ public struct StudioRouter: Sendable {
                 guard let property = form["property"], let value = form["value"] else {
                     return .message(400, title: "Bad request", text: "The form needs the fields property and value.", token: token)
                 }
-                try await store.setValue(className: segments[1], key: segments[2], property: property, text: value, expected: form["expected"])
+                try await store.setValue(className: segments[1], key: segments[2], property: property, text: value,
+                                         expected: form["expected"], version: form["version"])
                 return .redirect(to: prefix + HTML.path(["object", segments[1], segments[2]]))
             case ("POST", 4) where segments[0] == "object" && segments[3] == "delete":
                 guard store.allowsWrites else { return forbidden("This studio is read-only.") }
-                try await store.deleteObject(className: segments[1], key: segments[2])
+                let form = FormDecoding.decode(try await request.body())
+                try await store.deleteObject(className: segments[1], key: segments[2], version: form["version"])
                 return .redirect(to: prefix + HTML.path(["class", segments[1]]))
             case ("GET", _), ("POST", _):
                 return notFound("There is no page at this address.")

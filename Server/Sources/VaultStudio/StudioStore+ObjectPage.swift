@@ -9,6 +9,7 @@ extension StudioStore {
         let schema = try topLevelSchema(className, in: vault)
         let object = try resolve(className: className, key: key, schema: schema, vault: vault)
         let selfPath = HTML.path(["object", className, key])
+        let version = "<input type=\"hidden\" name=\"version\" value=\"\(Self.version(of: object, schema: schema))\">"
         var body = "<p><a href=\"\(HTML.escape(HTML.path(["class", className])))\">All \(HTML.user(className)) objects</a></p>\n"
         body += "<table id=\"properties\"><tr><th>Property</th><th>Type</th><th>Value</th>\(allowsWrites ? "<th>Edit</th>" : "")</tr>\n"
         for property in schema.properties {
@@ -22,7 +23,7 @@ extension StudioStore {
                     body += """
                     <td><form class="inline edit" method="POST" action="\(HTML.escape(selfPath + "/set"))">\
                     <input type="hidden" name="property" value="\(HTML.escape(property.name))">\
-                    <input type="hidden" name="expected" value="\(HTML.escape(current))">\
+                    <input type="hidden" name="expected" value="\(HTML.escape(current))">\(version)\
                     <input type="text" name="value" dir="auto" value="\(HTML.escape(current))" data-property="\(HTML.escape(property.name))">\
                     <button type="submit">Save</button></form></td>
                     """
@@ -34,7 +35,7 @@ extension StudioStore {
         }
         body += "</table>\n"
         if allowsWrites {
-            body += "<form id=\"delete-form\" method=\"POST\" action=\"\(HTML.escape(selfPath + "/delete"))\"><button type=\"submit\">Delete this object</button></form>\n"
+            body += "<form id=\"delete-form\" method=\"POST\" action=\"\(HTML.escape(selfPath + "/delete"))\">\(version)<button type=\"submit\">Delete this object</button></form>\n"
         }
         body += "<h2>Linked from</h2>\n" + backlinks(of: object, className: className, vault: vault)
         return .html(title: "\(className) \(key)", heading: "\(HTML.user(className)) \(HTML.user(key))", body: body)

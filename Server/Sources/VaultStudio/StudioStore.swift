@@ -71,11 +71,12 @@ public actor StudioStore {
     /// POST `…/object/NAME/KEY/set`: writes one scalar property. `expected` is the
     /// value's text when the form was made: if the object now holds another value,
     /// nothing is written (409); if `text` is that same text, nothing needs writing.
-    func setValue(className: String, key: String, property name: String, text: String, expected: String?) throws {
+    func setValue(className: String, key: String, property name: String, text: String, expected: String?, version: String?) throws {
         guard allowsWrites else { throw StudioError.forbidden("the studio is read-only") }
         let vault = try vault()
         let schema = try topLevelSchema(className, in: vault)
         let object = try resolve(className: className, key: key, schema: schema, vault: vault)
+        try Self.check(version, of: object, schema: schema, className: className)
         guard let property = schema[name] else { throw StudioError.badRequest("\(className) has no property '\(name)'") }
         guard StudioValueCodec.isEditable(property) else { throw StudioError.badRequest("\(className).\(name) cannot be edited here") }
         let current = StudioValueCodec.editText(object[property.name], for: property)
@@ -89,13 +90,40 @@ public actor StudioStore {
         try vault.write { object[property.name] = parsed }
     }
 
-    /// POST `…/object/NAME/KEY/delete`.
-    func deleteObject(className: String, key: String) throws {
+    /// POST `…/object/NAME/KEY/delete`. `version` (from the page's form) must still be the object's.
+    func deleteObject(className: String, key: String, version: String?) throws {
         guard allowsWrites else { throw StudioError.forbidden("the studio is read-only") }
         let vault = try vault()
         let schema = try topLevelSchema(className, in: vault)
         let object = try resolve(className: className, key: key, schema: schema, vault: vault)
+        try Self.check(version, of: object, schema: schema, className: className)
         try vault.write { vault.delete(object) }
+    }
+
+    /// The object's values as a page shows them, hashed: within one run of the studio the
+    /// same values give the same text. A form carries it, so that an edit or a delete made
+    /// on a page of an object that has changed since, or of one whose row id another object
+    /// has taken after it was deleted, is refused instead of landing on what is there now.
+    static func version(of object: DynamicObject, schema: ObjectSchema) -> String {
+        var hasher = Hasher()
+        hasher.combine(object.storedRowID)
+        for property in schema.properties where property.originProperty == nil {
+            hasher.combine(property.name)
+            let value = StudioValueCodec.unwrap(object[property.name])
+            if let linked = value as? ObjectBase {
+                hasher.combine(linked.storedRowID)
+            } else if let collection = value as? StudioCollection {
+                hasher.combine(String(describing: collection.studioContents))
+            } else {
+                hasher.combine(StudioValueCodec.editText(value, for: property) ?? String(describing: value))
+            }
+        }
+        return String(UInt64(bitPattern: Int64(hasher.finalize())), radix: 16)
+    }
+
+    private static func check(_ version: String?, of object: DynamicObject, schema: ObjectSchema, className: String) throws {
+        guard let version, version != Self.version(of: object, schema: schema) else { return }
+        throw StudioError.conflict("This \(className) object was changed (or deleted and its address reused) after the page was loaded: nothing was written. Reload the page.")
     }
 
     // MARK: Addresses

@@ -75,7 +75,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The largest message a device may send, in bytes.") var maxMessageBytes = SyncServerLimits().maxMessageBytes
     @Option(help: "Messages per second one connection may send (bursts of twice as many).") var messagesPerSecond = SyncServerLimits().messagesPerSecond
     @Option(help: "Open connections per device token.") var connectionsPerDevice = SyncServerLimits().connectionsPerDevice
-    @Option(help: "Open TCP connections per client address, authenticated or not.") var connectionsPerAddress = SyncServerLimits().connectionsPerAddress
+    @Option(help: "Open TCP connections per client address, authenticated or not (0: none; default 64, or none when --host is a loopback address, where a proxy in front makes every client one address).")
+    var connectionsPerAddress: Int?
     @Option(help: "Seconds a new connection has to send its request's headers.") var headerTimeout = 10
     @Option(help: "Seconds a plain HTTP connection may sit idle between requests.") var idleTimeout = 60
     @Option(help: "Envelope bytes one space's log may hold.") var maxSpaceBytes = SyncServerLimits().maxSpaceBytes
@@ -91,7 +92,8 @@ struct Serve: AsyncParsableCommand {
         limits.messagesPerSecond = messagesPerSecond
         limits.messageBurst = messagesPerSecond * 2
         limits.connectionsPerDevice = connectionsPerDevice
-        limits.connectionsPerAddress = connectionsPerAddress
+        let loopback = host == "127.0.0.1" || host == "::1" || host == "localhost"
+        limits.connectionsPerAddress = connectionsPerAddress ?? (loopback ? 0 : SyncServerLimits().connectionsPerAddress)
         limits.headerTimeout = .seconds(headerTimeout)
         limits.idleTimeout = .seconds(idleTimeout)
         limits.maxSpaceBytes = maxSpaceBytes

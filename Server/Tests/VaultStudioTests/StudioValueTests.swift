@@ -88,6 +88,7 @@ struct StudioValueTests {
         defer { studio.stop() }
         let secondNote = try await http(studio.baseURL + "object/StudioNote/@2")
         #expect(secondNote.body.contains("value=\"second\""))
+        let staleVersion = try #require(secondNote.body.firstMatch(of: /name="version" value="([0-9a-f]+)"/)?.1).description
         // The first note goes; the form opened on @2 still names the second note.
         #expect(try await http(studio.baseURL + "object/StudioNote/@1/delete", method: "POST", form: [:]).status == 200)
         #expect(try await http(studio.baseURL + "object/StudioNote/@1").status == 404)
@@ -99,6 +100,9 @@ struct StudioValueTests {
         let stale = try await http(studio.baseURL + "object/StudioNote/@2/set", method: "POST",
                                    form: ["property": "text", "value": "overwritten", "expected": "second"])
         #expect(stale.status == 409)
+        // A delete made on the page loaded before the edit: 409, the note stays.
+        let staleDelete = try await http(studio.baseURL + "object/StudioNote/@2/delete", method: "POST", form: ["version": staleVersion])
+        #expect(staleDelete.status == 409)
         studio.stop()
         let vault = try fixture.openVault()
         #expect(vault.objects(StudioNote.self).map(\.text) == ["second, edited"])

@@ -109,7 +109,8 @@ public final class SyncedVault: Sendable {
                 if let sequence = row[0].int64, let envelope = row[1].data { kept[UInt64(bitPattern: sequence)] = [UInt8](envelope) }
             }
             return try pending.map { changeSet in
-                if let envelope = kept[changeSet.sequence] {
+                // Kept only while it was sealed for this space (a vault synced to another space seals again).
+                if let envelope = kept[changeSet.sequence], envelope.count >= 24, Array(envelope[8..<24]) == sealer.space.bytes {
                     return SealedChangeSet(device: changeSet.author, sequence: changeSet.sequence, envelope: envelope)
                 }
                 let sealed = try sealer.seal(changeSet)
@@ -144,6 +145,12 @@ public final class SyncedVault: Sendable {
     /// transaction, so the stored position may pass them (see ``QuarantinedChangeSet``).
     @discardableResult
     public func apply(_ changeSets: [ChangeSet], serverCursor: UInt64? = nil, quarantined: [QuarantinedChangeSet] = []) throws -> Int {
+        try apply(changeSets, serverCursor: serverCursor, quarantined: quarantined, releasing: [])
+    }
+
+    /// ``apply(_:serverCursor:quarantined:)``, also taking the entries at `released` out of the quarantine.
+    @discardableResult
+    func apply(_ changeSets: [ChangeSet], serverCursor: UInt64? = nil, quarantined: [QuarantinedChangeSet] = [], releasing released: [UInt64]) throws -> Int {
         let vault = try Vault(configuration: configuration)
         recorder.setApplying(vault, true)
         defer { recorder.setApplying(vault, false) }
@@ -167,6 +174,9 @@ public final class SyncedVault: Sendable {
             try applier.writeRows()
             try applier.recordUnknownClasses()
             try inbox.save()
+            for position in released {
+                try vault.syncExecute("DELETE FROM _vaultkit_sync_quarantine WHERE server_sequence = ?", [.integer(Int64(bitPattern: position))])
+            }
             for entry in quarantined {
                 try vault.syncExecute(
                     "INSERT OR REPLACE INTO _vaultkit_sync_quarantine(server_sequence, device, sequence, reason, envelope) VALUES (?, ?, ?, ?, ?)",
@@ -178,6 +188,24 @@ public final class SyncedVault: Sendable {
             try store.flush()
             return ready.count
         }
+    }
+
+    /// Opens again the change sets kept in quarantine, with `sealer`'s keys: those that now
+    /// authenticate (a key this device has received since, an envelope format an update of
+    /// the app reads) are merged and leave the quarantine, in one transaction. Returns how
+    /// many left it.
+    @discardableResult
+    public func retryQuarantined(with sealer: ChangeSetSealer) throws -> Int {
+        let kept = try quarantinedChangeSets()
+        guard !kept.isEmpty else { return 0 }
+        let delivered = kept.map { DeliveredChangeSet(serverSequence: $0.serverSequence,
+                                                      changeSet: SealedChangeSet(device: $0.device, sequence: $0.sequence, envelope: $0.envelope)) }
+        let (opened, stillQuarantined) = try sealer.openDelivered(delivered, skipping: device)
+        guard !opened.isEmpty else { return 0 }
+        let remaining = Set(stillQuarantined.map(\.serverSequence))
+        let released = kept.filter { !remaining.contains($0.serverSequence) }
+        try apply(opened, releasing: released.map(\.serverSequence))
+        return released.count
     }
 
     /// The change sets this device skipped because they did not authenticate, oldest first.

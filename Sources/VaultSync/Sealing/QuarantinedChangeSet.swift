@@ -6,7 +6,10 @@
 /// A device skips it and goes on syncing, so one bad entry of the log never stops a
 /// space. The envelope is kept in the vault (``SyncedVault/quarantinedChangeSets()``),
 /// the session's error handler hears ``SyncSessionError/quarantinedChangeSet(_:)``, and
-/// later change sets of the same device wait behind it (they depend on it).
+/// later change sets of the same device wait behind it (they depend on it). Every
+/// download tries the kept envelopes again first (``SyncedVault/retryQuarantined(with:)``):
+/// one sealed under a key this device receives later, or in a format an update of the
+/// app reads, is then merged with everything that waited behind it.
 public struct QuarantinedChangeSet: Sendable, Equatable, CustomStringConvertible {
     /// Where the relay's log holds it.
     public var serverSequence: UInt64

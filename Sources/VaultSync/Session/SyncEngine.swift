@@ -222,6 +222,8 @@ final class SyncEngine: @unchecked Sendable {
     }
 
     private func download(_ socket: any SyncSocket, _ replies: ReplyChannel, _ request: inout UInt64, force: Bool) async throws {
+        // Entries quarantined earlier are tried again first: a key or an update may have arrived since.
+        _ = try await onVault { try self.synced.retryQuarantined(with: self.sealer) }
         var cursor = try await onVault { try self.synced.serverCursor() }
         var askAnyway = force
         while askAnyway || cursor < lock.withLock({ knownHead }) {

@@ -58,7 +58,7 @@ public struct VaultSynchronizer: Sendable {
     /// Downloads and applies every page the relay holds past the stored position.
     public func download() async throws -> (downloaded: Int, applied: Int) {
         var downloaded = 0
-        var applied = 0
+        var applied = try vault.retryQuarantined(with: sealer)
         while true {
             let page = try await transport.receive(space: sealer.space, after: try vault.serverCursor(), limit: pageSize)
             guard let last = page.last else { break }

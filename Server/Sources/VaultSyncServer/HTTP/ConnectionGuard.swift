@@ -14,8 +14,8 @@ import NIOWebSocket
 // without a token. A TCP connection costs the server a file descriptor from the moment it
 // is accepted, so the limits below apply before any request is read:
 //
-//   1. At most `connectionsPerAddress` open connections per client address;
-//      one more is closed as soon as it is accepted.
+//   1. At most `connectionsPerAddress` open connections per client address
+//      (when it is not 0); one more is closed as soon as it is accepted.
 //   2. The first request's header block must arrive whole within
 //      `headerTimeout` (slowloris) and fit in `maxHeaderBytes`; otherwise the
 //      connection is closed (431 for one too large).
@@ -77,12 +77,14 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
 
     func handlerAdded(context: ChannelHandlerContext) {
         // (1)
-        let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard addresses.admit(client, limit: limits.connectionsPerAddress) else {
-            refuse(context, status: nil)
-            return
+        if limits.connectionsPerAddress > 0 {
+            let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
+            guard addresses.admit(client, limit: limits.connectionsPerAddress) else {
+                refuse(context, status: nil)
+                return
+            }
+            address = client
         }
-        address = client
         // (2)
         let timeout = TimeAmount(limits.headerTimeout)
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [weak self] in

@@ -13,8 +13,8 @@ import VaultSync
 /// Limits are enforced before work: messages are counted as they arrive (a
 /// reader task), against the connection's rate and queue and the process's
 /// budget of received bytes, and handed to the processor only when admitted.
-/// The token is checked again before every message is processed and before
-/// every head notice, so a revoked token stops at once.
+/// The token is checked again before every message is processed (and before a
+/// head notice, at most once a second), so a revoked token stops at once.
 struct DeviceConnection {
     let grant: DeviceGrant
     let store: any SyncStore
@@ -65,8 +65,14 @@ struct DeviceConnection {
         try await withThrowingTaskGroup(of: ConnectionTask.self) { group in
             group.addTask {
                 for await _ in welcomed {}   // head notices start after the welcome
+                // The token is checked again before a head notice at most once a second: a
+                // commit in a space of N connections must not cost N queries each time.
+                var checked = ContinuousClock.now
                 for await head in heads {
-                    try await requireLiveToken()
+                    if checked.duration(to: .now) >= .seconds(1) {
+                        try await requireLiveToken()
+                        checked = .now
+                    }
                     try await send(.head(head), outbound)
                 }
                 return .heads
@@ -82,6 +88,10 @@ struct DeviceConnection {
                         throw Rejection(code: .rateLimited, reason: "more than \(limits.maxQueuedMessages) messages waiting to be processed")
                     }
                     let bytes = Self.size(of: message)
+                    // One connection holds at most two messages' worth unprocessed, so one token cannot take the process's budget.
+                    guard pending.bytes + bytes <= 2 * limits.maxMessageBytes else {
+                        throw Rejection(code: .rateLimited, reason: "messages sent faster than the server can process them")
+                    }
                     guard budget.reserve(bytes) else { throw Rejection(code: .rateLimited, reason: "the server is busy; try again") }
                     pending.add(bytes)
                     queue.yield((message, bytes))
@@ -226,18 +236,19 @@ struct DeviceConnection {
 final class PendingCount: @unchecked Sendable {
     private let lock = NSLock()
     private var messages = 0
-    private var bytes = 0
+    private var held = 0
 
     var count: Int { lock.withLock { messages } }
+    var bytes: Int { lock.withLock { held } }
 
-    func add(_ size: Int) { lock.withLock { messages += 1; bytes += size } }
-    func remove(_ size: Int) { lock.withLock { messages -= 1; bytes -= size } }
+    func add(_ size: Int) { lock.withLock { messages += 1; held += size } }
+    func remove(_ size: Int) { lock.withLock { messages -= 1; held -= size } }
 
     /// The bytes still held (messages never processed), now forgotten.
     func drainBytes() -> Int {
         lock.withLock {
-            defer { messages = 0; bytes = 0 }
-            return bytes
+            defer { messages = 0; held = 0 }
+            return held
         }
     }
 }

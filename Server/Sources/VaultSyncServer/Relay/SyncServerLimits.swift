@@ -31,9 +31,11 @@ public struct SyncServerLimits: Sendable {
     /// Envelope bytes one space's log may hold; an upload over it stores nothing and
     /// closes with ``VaultSync/SyncCloseCode/quotaExceeded``.
     public var maxSpaceBytes: Int64
-    /// Open TCP connections per client address (any state, authenticated or not).
+    /// Open TCP connections per client address (any state, authenticated or not); 0: no cap.
+    /// Behind a proxy every connection comes from the proxy's address: cap there instead.
     public var connectionsPerAddress: Int
-    /// Seconds a new connection has to send its request's whole header block.
+    /// Seconds a new connection has to send its first request's whole header block (later
+    /// requests of a kept-alive connection fall under ``idleTimeout``).
     public var headerTimeout: Duration
     /// Seconds a plain HTTP connection may sit idle between requests (WebSockets are
     /// kept alive by pings instead).
