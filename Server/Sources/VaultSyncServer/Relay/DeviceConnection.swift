@@ -80,7 +80,6 @@ struct DeviceConnection {
             // The reader: every message is counted as it arrives, before any work is done for it.
             group.addTask {
                 var bucket = TokenBucket(rate: limits.messagesPerSecond, burst: limits.messageBurst)
-                defer { queue.finish() }
                 var messages = inbound.messages(maxSize: limits.maxMessageBytes).makeAsyncIterator()
                 while let message = try await messages.next() {
                     guard bucket.take() else { throw Rejection(code: .rateLimited, reason: "more than \(Int(limits.messagesPerSecond)) messages a second") }
@@ -96,6 +95,9 @@ struct DeviceConnection {
                     pending.add(bytes)
                     queue.yield((message, bytes))
                 }
+                // Only a device that closed ends the queue: after a rejection the processor must not
+                // finish first, or the group would end normally and drop the rejection's close code.
+                queue.finish()
                 return .reader
             }
             // The processor: one message at a time, in order.
