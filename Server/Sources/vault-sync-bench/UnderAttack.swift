@@ -34,17 +34,7 @@ func underAttack(postgres: PostgresInstance, folder: URL) async throws {
     let server = try SyncServerProcess(databaseURL: postgres.databaseURL, logLevel: "error")
     defer { server.terminate() }
     let space = "attacks"
-    let key = randomBytes(32)
-    func device(_ name: String) throws -> QueueDevice {
-        let token = try SyncServerProcess.issueToken(databaseURL: postgres.databaseURL, space: space, device: name)
-        return try QueueDevice(try DeviceSetup(parent: folder, name: name, server: server.url, space: space, token: token, syncKey: key))
-    }
-    let writer = try device("writer")
-    let reader = try device("reader")
-    let arrivals = Shared(0)
-    try reader.observeTasks { _, _ in arrivals.update { $0 += 1 } }
-    try await writer.session.wait(for: .download)
-    try await reader.session.wait(for: .download)
+    let (writer, reader, arrivals) = try await writerAndReader(space: space, server: server, postgres: postgres, folder: folder)
     func report(_ phase: String, _ samples: [Double]) {
         print(String(format: "attacks      %@: p50 %.1f ms, p99 %.1f ms", phase, percentile(samples, 0.5), percentile(samples, 0.99)))
     }

@@ -29,12 +29,16 @@ func residentMiB(_ pid: Int32) -> Double {
     return kilobytes / 1024
 }
 
-func latency(server: SyncServerProcess, postgres: PostgresInstance, folder: URL) async throws {
-    let space = "latency"
+/// Two devices of a new space on `server`, both caught up: a writer, and a reader whose
+/// observer counts the changes that arrive.
+func writerAndReader(space: String, server: SyncServerProcess, postgres: PostgresInstance,
+                     folder: URL) async throws -> (writer: QueueDevice, reader: QueueDevice, arrivals: Shared<Int>) {
     let key = randomBytes(32)
     func device(_ name: String) throws -> QueueDevice {
         let token = try SyncServerProcess.issueToken(databaseURL: postgres.databaseURL, space: space, device: name)
-        return try QueueDevice(try DeviceSetup(parent: folder, name: name, server: server.url, space: space, token: token, syncKey: key))
+        // A folder per space: every section names its devices writer and reader.
+        return try QueueDevice(try DeviceSetup(parent: folder.appendingPathComponent(space), name: name, server: server.url, space: space,
+                                               token: token, syncKey: key))
     }
     let writer = try device("writer")
     let reader = try device("reader")
@@ -42,6 +46,11 @@ func latency(server: SyncServerProcess, postgres: PostgresInstance, folder: URL)
     try reader.observeTasks { _, _ in arrivals.update { $0 += 1 } }
     try await writer.session.wait(for: .download)
     try await reader.session.wait(for: .download)
+    return (writer, reader, arrivals)
+}
+
+func latency(server: SyncServerProcess, postgres: PostgresInstance, folder: URL) async throws {
+    let (writer, reader, arrivals) = try await writerAndReader(space: "latency", server: server, postgres: postgres, folder: folder)
     var samples: [Double] = []
     let clock = ContinuousClock()
     for index in 0..<1_050 {
