@@ -36,6 +36,7 @@ bench: dependencies postgresql
 	swift run -c release vault-bench notifications
 	swift run -c release vault-bench migration
 	swift run -c release vault-bench realm-import
+	swift build -c release --product vault && swift run -c release vault-bench json-import
 	swift run -c release vault-bench sync
 	cd Benchmarks && swift run -c release side-by-side
 	cd Server && swift build -c release --product vault-sync-server && swift run -c release vault-sync-bench

@@ -181,3 +181,34 @@
 // collections a limit of 64, and each read operation a work budget
 // (`ReadSession`, charged per node and per element), so that cyclic or shared refs
 // end in an error, not a hang.
+//
+// Counts are bounded by what holds them, before anything is allocated or looped
+// over: a node's elements lie inside the file; a zero-width node (whose elements take
+// no bytes) claims at most 65,536; a B+tree leaf or inner node holds at most 1,000
+// (`REALM_MAX_BPNODE_SIZE`, `features.h`), a cluster leaf or inner node at most 256
+// (`cluster_node_size`, `cluster_tree.cpp`); an inner node's recorded size equals its
+// leaves'; a chained blob is no longer than the file. So a changed count (three bytes
+// of a header) ends in `RealmFileError.corrupt`, not in a million invented elements.
+//
+// 13. Values that cannot be what Realm wrote
+// ------------------------------------------
+// Some bit patterns decode to no value Realm can have stored. They are refused with
+// `RealmFileError.invalidValue` naming the class, object key and property, never
+// altered: a string that is not valid UTF-8 (`String(decoding:)` would substitute
+// U+FFFD; a vault string is a Swift `String`, which cannot hold such bytes, so keeping
+// them is impossible and substituting would change the data without a word); a date
+// whose nanoseconds are not within ±10⁹ (`timestamp.hpp`; a sign that differs from the
+// seconds' is read as their sum, as Realm Core reads it); a decimal that is not a canonical BID encoding (IEEE 754 reads it as
+// zero; the Intel library Realm uses never writes one); a Boolean other than 0 or 1
+// (or 3, null); a mixed ObjectId or UUID of another length than 12 or 16 bytes. A
+// table's primary key must be one of its columns, and table and column names UTF-8.
+//
+// What this cannot find: a change that yields another well-formed value. In an
+// encrypted file that includes changes Realm's format lets through (section 11): the
+// HMAC covers a page's ciphertext but not its IV, so whoever can write the file can
+// change `iv1` and thereby XOR the page's first 4 plaintext bytes (AES-CBC applies the
+// IV to the first 16-byte block; the rest of the IV is the page's position and zeros),
+// set `iv1` to 0 so that a written page reads as zeros, or put an older or another
+// page's ciphertext with its IV-table entry in a page's place (the HMAC binds neither
+// position nor version). Such a file decodes as far as its structure and values are
+// consistent; an encrypted Realm file is as authentic as its storage was.

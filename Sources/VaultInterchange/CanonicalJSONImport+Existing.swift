@@ -46,6 +46,8 @@ extension CanonicalJSONImport {
             throw error
         } catch let error as JSONSyntaxError {
             throw .malformed(error.description)
+        } catch let error as JSONValueDecoding.Failure {
+            throw .invalidValue(className: "(document)", object: "(one of its objects)", property: "(a value)", reason: error.reason)
         } catch let error as InterchangeError {
             throw .invalidValue(className: error.className, object: "(one of its objects)", property: error.property, reason: error.reason)
         } catch {
@@ -93,21 +95,35 @@ extension CanonicalJSONImport {
             guard let key = target.primaryKeyProperty else {
                 throw JSONValueDecoding.Failure(reason: "a link to \(target.className), which has no primary key, without {\"class\", \"index\"}")
             }
-            let decoder = JSONValueDecoding(classes: lookup, resolve: { _, _ in 0 })
-            guard let rowID = try writer.rowID(of: target.className, primaryKey: try decoder.plain(json, type: key.type)) else {
+            guard let rowID = try writer.rowID(of: target.className, primaryKey: try JSONValueDecoding.plain(json, type: key.type)) else {
                 throw JSONValueDecoding.Failure(reason: "a link to a \(target.className) neither the vault nor the document holds")
             }
             return rowID
         }
         let decoder = JSONValueDecoding(classes: lookup, resolve: resolve)
         var done = 0
+        /// Each primary key the document gives, by class: a key twice is refused, not merged twice.
+        var keysSeen: [String: [String: Int]] = [:]
         // Pass 1: every object without the properties that may link.
         try document.forEachObject(in: url) { documentSchema, position, json in
             guard let schema = stored[documentSchema.className] else { return }
+            if let key = schema.primaryKeyProperty {
+                let text = try keyText(of: json, key: key, className: schema.className, position: position)
+                if let earlier = keysSeen[schema.className]?[text] {
+                    throw JSONImportError.invalidValue(className: schema.className, object: "at position \(position)", property: key.storedName,
+                                                       reason: "the object at position \(earlier) has the same primary key; keys are unique")
+                }
+                keysSeen[schema.className, default: [:]][text] = position
+            }
             // What the object gives: an existing object keeps the rest, a new one gets defaults.
             let writing = schema.properties.map { !deferred($0) && !$0.isLinkingObjects && json[$0.storedName] != nil }
             let values = try decoder.fields(json, of: schema, name: "at position \(position)", including: { writing[$0] })
-            let rowID = try writer.upsert(className: schema.className, values: values, writing: writing)
+            let rowID: Int64
+            do {
+                rowID = try writer.upsert(className: schema.className, values: values, writing: writing)
+            } catch {
+                throw objectError(error, className: schema.className, position: position)
+            }
             if schema.primaryKeyProperty == nil { created[schema.className, default: []].append(rowID) }
             done += 1
             if done % 1_000 == 0 { progress?(done, document.objectCount) }
@@ -120,16 +136,35 @@ extension CanonicalJSONImport {
             let values = try decoder.fields(json, of: schema, name: "at position \(position)", including: { writing[$0] })
             let rowID: Int64
             if let index = schema.primaryKeyIndex(in: schema), let key = values.indices.contains(index) ? json[schema.properties[index].storedName] : nil,
-               let found = try writer.rowID(of: schema.className, primaryKey: try decoder.plain(key, type: schema.properties[index].type)) {
+               let found = try writer.rowID(of: schema.className, primaryKey: try JSONValueDecoding.plain(key, type: schema.properties[index].type)) {
                 rowID = found
             } else if let found = created[schema.className]?[safe: position] {
                 rowID = found
             } else {
                 return
             }
-            try writer.update(className: schema.className, rowID: rowID, values: values, writing: writing)
+            do {
+                try writer.update(className: schema.className, rowID: rowID, values: values, writing: writing)
+            } catch {
+                throw objectError(error, className: schema.className, position: position)
+            }
         }
         progress?(done, document.objectCount)
+    }
+
+    /// The canonical text of an object's primary key; a missing key, or null for a required one, is refused.
+    private static func keyText(of json: JSONValue, key: Property, className: String, position: Int) throws -> String {
+        func refuse(_ reason: String) -> JSONImportError {
+            .invalidValue(className: className, object: "at position \(position)", property: key.storedName, reason: reason)
+        }
+        guard case .object = json else { throw refuse("the object is not a JSON object") }
+        guard let value = json[key.storedName] else { throw refuse("the object has no primary key") }
+        if value == .null, !key.isOptional { throw refuse("null for a required primary key") }
+        do {
+            return try JSONValueDecoding.keyText(value, type: key.type)
+        } catch let failure as JSONValueDecoding.Failure {
+            throw refuse(failure.reason)
+        }
     }
 
     /// Whether a property may hold a link: a link or collection of links, a mixed value,

@@ -6,6 +6,8 @@ import RealmFileReader
 struct PreparedObject: Sendable {
     let className: String
     let fileClassName: String
+    /// The object's key in the Realm file, which error messages name it by.
+    let objectKey: Int64
     let rowID: Int64
     let values: [InterchangeValue]
 }

@@ -41,6 +41,19 @@ import VaultCore
 // of the imported vault prints the file's contents in the encoding of
 // shared/fixtures/realm/README.md, which is how the tests compare them.
 //
+// Refusals. What a file written by Realm cannot hold is refused, never imported
+// as something else: structure that does not decode, refs outside the file,
+// counts larger than the bytes (or Realm's node sizes) that hold them, values
+// out of their type's range, strings that are not UTF-8 (RealmFileReader);
+// a repeated or null required primary key, a null in a required property, a
+// repeated set element or dictionary key, an embedded object with two owners or
+// none, a link to an object the file does not hold, a schema Realm does not
+// write (ImportChecks). The dry run runs every one of these checks; each error
+// names the class, the object (by its key in the file) and the property, and
+// `vault import-realm` exits with 65. What cannot be found is a change that
+// yields other well-formed data — which an encrypted Realm file does not
+// exclude (see RealmFileReader's essay, section 13, and SECURITY.md).
+//
 // Atomicity. The vault is built under a hidden temporary name beside the
 // destination and published with link() only when every object is written and
 // every link checked: whatever fails, and however the process dies, the
@@ -137,12 +150,15 @@ final class RealmImporter {
             schemas = mappings.map(\.target)
             runtimeClasses = []
         }
-        // The dry run refuses what the import would: names a vault cannot store.
+        // The dry run refuses what the import would: names a vault cannot store (a control
+        // character, a reserved prefix, a length, two names differing by case alone), then a
+        // schema Realm does not write (see ImportChecks).
         do {
             try ObjectSchema.checkNames(of: schemas)
         } catch {
             throw .unsupportedValue(className: error.className, property: error.property, reason: error.reason)
         }
+        try SchemaChecks.check(file.classes)
     }
 
     /// Authenticates every written page of an encrypted file before anything is read for the
@@ -155,7 +171,8 @@ final class RealmImporter {
         }
     }
 
-    /// Reads every top-level object and, with a writer, writes it.
+    /// Reads every top-level object, checks it (`ObjectChecks`, the same for a dry run and an
+    /// import) and, with a writer, writes it.
     func run(writer: InterchangeWriter?, progress: ((RealmImportProgress) -> Void)?) throws {
         let topLevel = mappings.filter { !$0.file.isEmbedded }
         var total = 0
@@ -169,14 +186,18 @@ final class RealmImporter {
         var done = 0
         let file = self.file
         let produce: @Sendable (_ emit: (PreparedObject) throws -> Void) throws -> Void = { emit in
+            // Checked here, on the reading side, before an object reaches the writer.
+            let checks = ObjectChecks(file: file)
             for mapping in topLevel {
                 let className = mapping.file.name
                 try file.forEachObject(ofClass: className) { object in
-                    try emit(PreparedObject(className: mapping.target.className, fileClassName: className,
+                    try checks.check(object, of: mapping.file)
+                    try emit(PreparedObject(className: mapping.target.className, fileClassName: className, objectKey: object.key,
                                             rowID: try conversion.rowIDs.rowID(of: object, className: className),
                                             values: try conversion.values(of: object, mapping: mapping)))
                 }
             }
+            try checks.finish()
         }
         func report(_ object: PreparedObject) {
             done += 1
@@ -185,7 +206,11 @@ final class RealmImporter {
         if let writer {
             try ImportPipeline.run(produce: produce) { batch in
                 for object in batch {
-                    try writer.insert(className: object.className, rowID: object.rowID, values: object.values)
+                    do {
+                        try writer.insert(className: object.className, rowID: object.rowID, values: object.values)
+                    } catch {
+                        throw Self.writeError(error, object: object)
+                    }
                     report(object)
                 }
             }
@@ -203,6 +228,27 @@ final class RealmImporter {
             runtimeClasses: runtimeClasses.sorted(), wasEncrypted: encrypted, fileSize: fileSize, wroteVault: wroteVault)
     }
 
+    /// The error of a write of `object` that the checks did not foresee, naming the object:
+    /// the vault's own refusal of a value, or an SQLite constraint (never its text).
+    static func writeError(_ error: any Error, object: PreparedObject) -> any Error {
+        switch error {
+        case let error as InterchangeError:
+            // An embedded object's value names the embedded class; the object is then its owner's.
+            guard error.className == object.className else {
+                return RealmImportError.invalidObject(
+                    className: error.className, object: "inside the \(object.fileClassName) object with key \(object.objectKey)",
+                    property: error.property, reason: error.reason)
+            }
+            return RealmImportError.invalid(object.fileClassName, key: object.objectKey, error.property, error.reason)
+        case let error as VaultError:
+            guard case .sqlite(let sqlite) = error, sqlite.code == .constraint else { return error }
+            return RealmImportError.invalid(object.fileClassName, key: object.objectKey, "(object)",
+                                            "the vault refused it: a value that must be unique repeats, or a required one is missing")
+        default:
+            return error
+        }
+    }
+
     /// The typed error of whatever an import threw.
     static func importError(_ error: any Error, destination: String) -> RealmImportError {
         switch error {
@@ -212,6 +258,11 @@ final class RealmImporter {
             return .unsupportedValue(className: error.className, property: error.property, reason: error.reason)
         case let error as VaultError:
             if case .inUse = error { return .destinationExists(path: destination) }
+            // A constraint no check foresaw (they all run before the write): named, without SQLite's text.
+            if case .sqlite(let sqlite) = error, sqlite.code == .constraint {
+                return .invalidObject(className: "(a class)", object: "(an object)", property: "(a unique or required value)",
+                                      reason: "the vault refused a value that repeats one that must be unique, or a missing required one")
+            }
             return .destination(error.description)
         default: return .destination("\(error)")
         }

@@ -7,9 +7,14 @@ import RealmFileReader
 /// is a required integer, where the vault's row id *is* the primary key — there
 /// a table from key to primary key is read first, for the classes that links
 /// (or mixed values) can reach. It holds two integers per object of those
-/// classes only; every other class costs nothing.
+/// classes, and the key of every object of the other classes links can reach,
+/// so that a link to an object the file does not hold is refused where it is
+/// read — by a dry run as by an import — rather than by the vault's final
+/// foreign-key check, which names no object. Classes no link reaches cost nothing.
 struct RowIDPlan: Sendable {
     private var keyToPrimaryKey: [String: [Int64: Int64]] = [:]
+    /// The keys of the objects of classes links can reach (those without an integer row-id key).
+    private var existingKeys: [String: Set<Int64>] = [:]
     private let primaryKeyIndex: [String: Int]
 
     init(mappings: [ClassMapping], file: RealmFile) throws {
@@ -30,34 +35,41 @@ struct RowIDPlan: Sendable {
             }
             keyToPrimaryKey[className] = table
         }
+        for mapping in mappings where !mapping.file.isEmbedded && keyed[mapping.file.name] == nil {
+            let className = mapping.file.name
+            guard anyMixed || linked.contains(className) else { continue }
+            var keys = Set<Int64>()
+            try file.forEachObjectKey(ofClass: className) { key in _ = keys.insert(key) }
+            existingKeys[className] = keys
+        }
     }
 
     /// The row id of the top-level object `object` of `className`.
     func rowID(of object: RealmObject, className: String) throws(RealmImportError) -> Int64 {
         if let index = primaryKeyIndex[className] {
-            guard case .int(let value) = object.values[index] else {
-                throw .unsupportedValue(className: className, property: "(primary key)", reason: "the object has no integer primary key")
+            guard index < object.values.count, case .int(let value) = object.values[index] else {
+                throw .invalid(className, key: object.key, "(primary key)", "the object has no integer primary key")
             }
             return value
         }
-        return try Self.keyRowID(object.key, className: className)
+        guard let rowID = Self.keyRowID(object.key) else {
+            throw .invalid(className, key: object.key, "(object)", "its key is not a valid object key")
+        }
+        return rowID
     }
 
-    /// The row id a link to object `key` of `className` points at.
-    func rowID(ofLinkTo key: Int64, className: String) throws(RealmImportError) -> Int64 {
+    /// The row id a link to object `key` of `className` points at; nil if the file holds no
+    /// such object (or its key is not one a vault can address).
+    func rowID(ofLinkTo key: Int64, className: String) -> Int64? {
         if primaryKeyIndex[className] != nil {
-            guard let value = keyToPrimaryKey[className]?[key] else {
-                throw .realmFile(.corrupt("a link points at object key \(key) of \(className), which the file does not hold"))
-            }
-            return value
+            return keyToPrimaryKey[className]?[key]
         }
-        return try Self.keyRowID(key, className: className)
+        if let keys = existingKeys[className], !keys.contains(key) { return nil }
+        return Self.keyRowID(key)
     }
 
-    private static func keyRowID(_ key: Int64, className: String) throws(RealmImportError) -> Int64 {
-        guard key >= 0, key < Int64.max else {
-            throw .realmFile(.corrupt("object key \(key) of \(className) is not a valid key"))
-        }
+    private static func keyRowID(_ key: Int64) -> Int64? {
+        guard key >= 0, key < Int64.max else { return nil }
         return key + 1
     }
 }

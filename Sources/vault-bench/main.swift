@@ -364,11 +364,13 @@ case "migration":
     runMigrationBenchmark()
 case "realm-import":
     runRealmImportBenchmark()
+case "json-import":
+    runJSONImportMemoryBenchmark()
 case "sync":
     runSyncBenchmark()
 case "notifications-child":
     runNotificationChild()
 default:
-    print("usage: vault-bench [storage|rotation|objects|queries|notifications|migration|realm-import|sync] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
+    print("usage: vault-bench [storage|rotation|objects|queries|notifications|migration|realm-import|json-import|sync] [--scale-mb N] [--megabytes N] [--objects N] [--reps N] [--rows N] [--commits N] [--full-commits N] [--lookups N] [--updates N]")
     exit(2)
 }

@@ -81,8 +81,9 @@ struct ImportRealmCommand: ParsableCommand {
     }
 }
 
-/// Prints the error of an import and exits: 65 for a damaged or foreign Realm file, 77 for a
-/// wrong or missing key, 75 when the destination exists, 66 for a missing source.
+/// Prints the error of an import and exits: 65 for a damaged or foreign Realm file (a value or
+/// an object it cannot hold, named by class, object and property), 77 for a wrong or missing
+/// key, 75 when the destination exists, 66 for a missing source.
 func failImport(_ error: Error) -> ExitCode {
     let code: Int32
     let message: String
@@ -96,7 +97,7 @@ func failImport(_ error: Error) -> ExitCode {
             case .io: code = ExitStatus.ioError
             default: code = ExitStatus.integrityFailure
             }
-        case .schemaMismatch, .unsupportedValue: code = ExitStatus.integrityFailure
+        case .schemaMismatch, .unsupportedValue, .invalidObject: code = ExitStatus.integrityFailure
         case .destinationExists: code = ExitStatus.inUse
         case .destination: code = ExitStatus.ioError
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmFileReader
+import VaultTestSupport
 
 /// Encodings that the Realm-written fixtures do not contain, in files built node by node.
 @Suite("Encodings beyond the fixtures")

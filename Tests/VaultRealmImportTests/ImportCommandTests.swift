@@ -139,5 +139,29 @@ struct ImportCommandTests {
         let run = try vault(["import-realm", ImportFixtures.url("bulk.realm").path, destination, "--key-file", key])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.hasPrefix("200000 objects imported"))
+        // The killed imports' hidden files are gone: the next import removed them.
+        #expect(try ImportFixtures.files(in: directory.url).filter { $0.contains("vaultkit-new") } == [])
+    }
+
+    /// A build still in progress (its use lock held) is left alone by another import of
+    /// the same name; an abandoned one (lock free) is removed.
+    @Test func onlyAbandonedBuildsAreRemoved() throws {
+        let directory = try TemporaryDirectory("import-stale")
+        let abandoned = directory.file(".doc.vault.vaultkit-new-00112233445566aa").path
+        let live = directory.file(".doc.vault.vaultkit-new-ffeeddccbbaa9988").path
+        for path in [abandoned, abandoned + "-wal", abandoned + ".lock", live, live + "-wal"] {
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let liveLock = open(live + ".lock", O_RDWR | O_CREAT, 0o600)
+        #expect(liveLock >= 0 && flock(liveLock, LOCK_SH) == 0)
+        defer { close(liveLock) }
+        let document = directory.file("doc.json")
+        try Data(#"{"schemaVersion":0,"classes":{}}"#.utf8).write(to: document)
+        let key = try keyFile(in: directory)
+        let run = try vault(["import", directory.file("doc.vault").path, document.path, "--key-file", key])
+        #expect(run.status == 0, "\(run.error)")
+        let left = try ImportFixtures.files(in: directory.url).filter { $0.contains("vaultkit-new") }.sorted()
+        #expect(left == [".doc.vault.vaultkit-new-ffeeddccbbaa9988", ".doc.vault.vaultkit-new-ffeeddccbbaa9988-wal",
+                         ".doc.vault.vaultkit-new-ffeeddccbbaa9988.lock"])
     }
 }

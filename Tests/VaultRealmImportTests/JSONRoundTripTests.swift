@@ -120,7 +120,7 @@ struct ReservedNameTests {
 
     @Test func reservedClassNames() throws {
         for name in ["_vaultkit_schema", "_vk_list_A_b", "sqlite_master"] {
-            guard case .invalidValue(let className, _, _, let reason)? = try attempt("\"\(name)\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[\(property("x"))],\"objects\":[]}") else {
+            guard case .invalidSchema(let className, _, let reason)? = try attempt("\"\(name)\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[\(property("x"))],\"objects\":[]}") else {
                 Issue.record("\(name) was accepted")
                 continue
             }
@@ -130,7 +130,7 @@ struct ReservedNameTests {
 
     @Test func clashingNames() throws {
         let reserved = try attempt("\"A\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[\(property("_vk_id"))],\"objects\":[]}")
-        guard case .invalidValue(_, _, let named, _)? = reserved else { Issue.record("_vk_id was accepted"); return }
+        guard case .invalidSchema(_, let named, _)? = reserved else { Issue.record("_vk_id was accepted"); return }
         #expect(named == "_vk_id")
         let twice = try attempt("\"A\":{\"embedded\":false,\"primaryKey\":null,\"properties\":[\(property("name")),\(property("Name"))],\"objects\":[]}")
         #expect(twice != nil, "two properties differing by case only were accepted")

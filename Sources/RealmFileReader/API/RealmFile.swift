@@ -103,6 +103,20 @@ public final class RealmFile: Sendable {
         }
     }
 
+    /// Visits the key (`RealmObject.key`) of every object of class `className`, in the
+    /// file's order, without decoding any value: cheaper than `forEachObject` when only
+    /// which objects exist matters (for example, to check that links reach objects).
+    ///
+    /// - Throws: the error `body` throws, unchanged; reader failures as `RealmFileError`.
+    public func forEachObjectKey(ofClass className: String, _ body: (Int64) throws -> Void) throws {
+        let table = try classTable(className)
+        let session = makeSession()
+        for (ref, offset) in try leafRefs(table, session: session) {
+            let cluster = try ClusterLeaf(node: try session.node(ref, "cluster"), keyOffset: offset, session: session)
+            for row in 0..<cluster.rowCount { try body(cluster.key(at: row)) }
+        }
+    }
+
     /// Checks the HMAC of every written page of an encrypted file (a full integrity check
     /// that also covers pages no object refers to); does nothing for a plain file.
     public func verifyEncryptedPages() throws(RealmFileError) {

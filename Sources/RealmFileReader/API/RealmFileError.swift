@@ -30,6 +30,14 @@ public enum RealmFileError: Error, Sendable, Equatable, CustomStringConvertible 
     case unsupportedColumnType(class: String, property: String, type: Int)
     /// No table `class_<name>` exists in the file.
     case unknownClass(String)
+    /// A value the file holds cannot be one Realm wrote: a string that is not valid
+    /// UTF-8, a date whose nanoseconds are out of range, a decimal that does not decode,
+    /// a Boolean that is neither true nor false. Such a value is refused, never altered.
+    ///
+    /// `className` and `property` name where the value is, and `objectKey` the object
+    /// (its `RealmObject.key`); they are empty (nil) only where the reader cannot know them.
+    /// `reason` says what is wrong without showing the value.
+    case invalidValue(className: String, objectKey: Int64?, property: String, reason: String)
     /// The operating system refused to open, stat or map the file.
     case io(String)
 
@@ -65,8 +73,30 @@ public enum RealmFileError: Error, Sendable, Equatable, CustomStringConvertible 
             return "property \(className).\(property) has column type \(type), which this reader does not know"
         case let .unknownClass(name):
             return "no class named \"\(name)\" in this file (see RealmFile.classes)"
+        case let .invalidValue(className, objectKey, property, reason):
+            var place = property.isEmpty ? "" : "property \(property)"
+            if let objectKey { place += (place.isEmpty ? "" : " of ") + "the object with key \(objectKey)" }
+            if !className.isEmpty { place += (place.isEmpty ? "class " : " of class ") + className }
+            return "the file is damaged: " + (place.isEmpty ? "it" : place) + " holds \(reason)"
         case let .io(message):
             return "cannot read the file: \(message)"
         }
+    }
+}
+
+extension RealmFileError {
+    /// A value that cannot be one Realm wrote, before the caller knows where it is
+    /// (`ClusterLeafCursor` adds the class, object and property).
+    static func undecodable(_ reason: String) -> RealmFileError {
+        .invalidValue(className: "", objectKey: nil, property: "", reason: reason)
+    }
+
+    /// This error with the class, object and property filled in where they are still
+    /// unknown (an error from an embedded object keeps the innermost names).
+    func located(className: String, objectKey: Int64?, property: String) -> RealmFileError {
+        guard case let .invalidValue(knownClass, knownKey, knownProperty, reason) = self else { return self }
+        if !knownClass.isEmpty { return self }
+        return .invalidValue(className: className, objectKey: knownKey ?? objectKey,
+                             property: knownProperty.isEmpty ? property : knownProperty, reason: reason)
     }
 }

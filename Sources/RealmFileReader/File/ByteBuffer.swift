@@ -109,11 +109,18 @@ struct ByteSpan {
         return [UInt8](UnsafeRawBufferPointer(start: buffer.base + (start &+ offset), count: length))
     }
 
-    /// Decodes `length` bytes starting at `offset` as UTF-8 (invalid sequences become U+FFFD).
-    func string(_ offset: Int, _ length: Int) -> String {
+    /// Decodes `length` bytes starting at `offset` as UTF-8, or returns nil if they are not
+    /// valid UTF-8. (`String(decoding:as:)` would replace each invalid sequence with U+FFFD;
+    /// a vault string is a Swift `String`, which cannot hold such bytes, so the reader refuses
+    /// them rather than deliver a different string.)
+    func utf8String(_ offset: Int, _ length: Int) -> String? {
         if length <= 0 { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: buffer.base + (start &+ offset), count: length),
-                      as: UTF8.self)
+        let bytes = UnsafeRawBufferPointer(start: buffer.base + (start &+ offset), count: length)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // The decoded string equals the bytes exactly when nothing was replaced.
+        let valid = text.utf8.count == length && text.utf8.elementsEqual(bytes)
+        withExtendedLifetime(buffer) {}
+        return valid ? text : nil
     }
 
     /// A sub-window; the caller has checked the range.

@@ -12,8 +12,10 @@ extension Leaf {
             let value = node.int(index + 1)
             return value == node.int(0) ? .null : .int(value)
         case let .bools(node, nullable):
+            // `ArrayBool` stores 0 and 1, and 3 for null when nullable (`array_bool.hpp`).
             let value = node.int(index)
             if nullable && value == 3 { return .null }
+            guard value == 0 || value == 1 else { throw .undecodable("a Boolean that is neither true nor false") }
             return .bool(value != 0)
         case let .floats(node, nullable):
             let bits = node.payload.uint32(index * 4)
@@ -32,9 +34,9 @@ extension Leaf {
         case let .timestamps(seconds, nanoseconds):
             let value = seconds.int(index + 1)
             if value == seconds.int(0) { return .null }
-            return Self.date(seconds: value, nanoseconds: nanoseconds.int(index))
+            return try Self.date(seconds: value, nanoseconds: nanoseconds.int(index))
         case let .decimals(node):
-            return Self.decimal(node: node, index: index)
+            return try Self.decimal(node: node, index: index)
         case let .fixedBytes(node, size, isUUID):
             if node.width == 0 { return .null }
             let block = index / 8
@@ -65,19 +67,25 @@ extension Leaf {
 
     /// A timestamp, normalised so that 0 ≤ nanoseconds < 10⁹ (Realm keeps nanoseconds with the
     /// sign of the seconds: −1.5 s is stored as (−1, −500000000) and reported as (−2, 500000000)).
-    static func date(seconds: Int64, nanoseconds: Int64) -> RealmValue {
-        var s = seconds
-        var n = nanoseconds % 1_000_000_000
-        s = s &+ (nanoseconds - n) / 1_000_000_000
-        if n < 0 {
-            n += 1_000_000_000
-            s = s &- 1
+    ///
+    /// Realm's `Timestamp` holds −10⁹ < nanoseconds < 10⁹; anything else is refused, as is the
+    /// one value the normalised form cannot hold (before `Int64.min` seconds).
+    static func date(seconds: Int64, nanoseconds: Int64) throws(RealmFileError) -> RealmValue {
+        // Signs are not checked: files written through older SDKs hold mixed signs, which
+        // Realm Core reads as the sum (the shared fixtures have such dates).
+        guard nanoseconds > -1_000_000_000, nanoseconds < 1_000_000_000 else {
+            throw .undecodable("a date whose nanoseconds are out of range")
         }
-        return .date(seconds: s, nanoseconds: Int32(n))
+        if nanoseconds >= 0 { return .date(seconds: seconds, nanoseconds: Int32(nanoseconds)) }
+        let (earlier, overflow) = seconds.subtractingReportingOverflow(1)
+        guard !overflow else { throw .undecodable("a date before the earliest one a vault can hold") }
+        return .date(seconds: earlier, nanoseconds: Int32(nanoseconds + 1_000_000_000))
     }
 
     /// Decimal `index` of a variable-width `ArrayDecimal128` leaf (width 0, 4, 8 or 16 bytes).
-    static func decimal(node: Node, index: Int) -> RealmValue {
+    /// Realm writes canonical encodings only; a non-canonical one (which IEEE 754 reads as
+    /// zero) cannot be what was stored, and is refused.
+    static func decimal(node: Node, index: Int) throws(RealmFileError) -> RealmValue {
         let value: RealmDecimal128
         switch node.width {
         case 0:
@@ -85,13 +93,19 @@ extension Leaf {
             if !node.contextFlag { return .null }
             value = RealmDecimal128(low: 0, high: 0x3040_0000_0000_0000)
         case 4:
-            value = DecimalWidening.widen(bid32: node.payload.uint32(index * 4))
+            let bits = node.payload.uint32(index * 4)
+            guard DecimalWidening.isCanonical(bid32: bits) else { throw .undecodable(RealmDecimal128.nonCanonicalReason) }
+            value = DecimalWidening.widen(bid32: bits)
         case 8:
-            value = DecimalWidening.widen(bid64: node.payload.uint64(index * 8))
+            let bits = node.payload.uint64(index * 8)
+            guard DecimalWidening.isCanonical(bid64: bits) else { throw .undecodable(RealmDecimal128.nonCanonicalReason) }
+            value = DecimalWidening.widen(bid64: bits)
         default:
             value = RealmDecimal128(low: node.payload.uint64(index * 16), high: node.payload.uint64(index * 16 + 8))
         }
-        return value.isRealmNull ? .null : .decimal(value)
+        if value.isRealmNull { return .null }
+        guard value.isCanonical else { throw .undecodable(RealmDecimal128.nonCanonicalReason) }
+        return .decimal(value)
     }
 
     /// A link to object `key` of table `table`: null for the null key (−1) and for unresolved

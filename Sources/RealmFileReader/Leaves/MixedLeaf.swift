@@ -71,6 +71,7 @@ struct MixedLeaf {
             let (node, at) = try payloadIndex(value, in: ints, stride: 1, session: session)
             return .int(node.int(at))
         case ColumnType.bool:
+            guard value == 0 || value == 1 else { throw .undecodable("a Boolean that is neither true nor false") }
             return .bool(value != 0)
         case ColumnType.float:
             let (node, at) = try payloadIndex(value, in: ints, stride: 1, session: session)
@@ -80,25 +81,31 @@ struct MixedLeaf {
             return .double(Double(bitPattern: UInt64(bitPattern: node.int(at))))
         case ColumnType.string:
             let span = try stringBytes(value, session: session)
-            return .string(span.string(0, span.count))
+            guard let text = span.utf8String(0, span.count) else {
+                throw .undecodable("a string that is not valid UTF-8")
+            }
+            return .string(text)
         case ColumnType.binary:
             let span = try stringBytes(value, session: session)
             return .data(span.bytes(0, span.count))
         case ColumnType.objectId, ColumnType.uuid:
             let span = try stringBytes(value, session: session)
             let size = type == ColumnType.uuid ? 16 : 12
-            guard span.count >= size else {
-                throw .corrupt("mixed \(size == 16 ? "UUID" : "ObjectId") is only \(span.count) bytes\(session.whereText)")
+            // `ArrayMixed` stores an ObjectId's 12 or a UUID's 16 bytes, no more, no fewer.
+            guard span.count == size else {
+                throw .undecodable("a mixed \(size == 16 ? "UUID" : "ObjectId") of \(span.count) bytes instead of \(size)")
             }
             let bytes = span.bytes(0, size)
             return type == ColumnType.uuid ? .uuid(bytes) : .objectId(bytes)
         case ColumnType.timestamp:
             let (node, at) = try payloadIndex(value, in: pairs, stride: 2, session: session)
-            return Leaf.date(seconds: node.int(at), nanoseconds: node.int(at + 1))
+            return try Leaf.date(seconds: node.int(at), nanoseconds: node.int(at + 1))
         case ColumnType.decimal:
             let (node, at) = try payloadIndex(value, in: pairs, stride: 2, session: session)
             let decimal = RealmDecimal128(low: UInt64(bitPattern: node.int(at)), high: UInt64(bitPattern: node.int(at + 1)))
-            return decimal.isRealmNull ? .null : .decimal(decimal)
+            if decimal.isRealmNull { return .null }
+            guard decimal.isCanonical else { throw .undecodable(RealmDecimal128.nonCanonicalReason) }
+            return .decimal(decimal)
         case ColumnType.typedLink:
             let (node, at) = try payloadIndex(value, in: pairs, stride: 2, session: session)
             let tableKey = Int64(UInt32(truncatingIfNeeded: node.int(at)))

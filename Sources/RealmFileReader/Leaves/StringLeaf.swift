@@ -118,7 +118,10 @@ enum StringLeaf {
             return keys[Int(key)]
         }
         guard let span = try element(index, isString: true, session: session) else { return nil }
-        return span.string(0, span.count)
+        guard let text = span.utf8String(0, span.count) else {
+            throw .undecodable("a string that is not valid UTF-8")
+        }
+        return text
     }
 
     /// Element `index` as bytes, or nil for null.
@@ -160,6 +163,10 @@ enum StringLeaf {
             }
             parts.append(part.payload.slice(0, part.count))
             total += part.count
+            // The parts of one value are distinct nodes of the file: together no longer than it.
+            guard total <= session.image.size else {
+                throw .corrupt("blob chain at 0x\(String(ref, radix: 16)) is longer than the file\(session.whereText)")
+            }
         }
         let buffer = try ByteBuffer.allocate(count: total) { out throws(RealmFileError) in
             var offset = 0

@@ -10,9 +10,25 @@
 /// elements of a zero-width array — and an operation may spend `2 × size + 1,000,000`
 /// units. Depth limits on B+trees, cluster trees, embedded objects and nested
 /// collections bound recursion.
+///
+/// Counts are bounded by what holds them. A node's payload must lie inside the file, so an
+/// element of a width of at least one bit is backed by file bytes; the elements of a
+/// zero-width node take no bytes at all (all zero, all null or all empty), so their count
+/// is bounded by what Realm writes instead: at most 1,000 elements in a B+tree node
+/// (`REALM_MAX_BPNODE_SIZE`, realm-core `features.h`), 256 objects or children in a
+/// cluster node (`cluster_node_size`, `cluster_tree.cpp`), and one element per table or
+/// column in the group and spec arrays, whose indexes have 16 bits (`Group::key2ndx`,
+/// `ColKey`). Inner nodes record the size of their subtree, which must match the leaves.
 final class ReadSession {
     static let maxTreeDepth = 24
     static let maxNestingDepth = 64
+    /// Realm's `REALM_MAX_BPNODE_SIZE`: the most elements of a B+tree leaf or children of an inner node.
+    static let maxBPlusTreeNodeSize = 1000
+    /// Realm's `cluster_node_size` (`cluster_tree.cpp`): the most objects of a cluster leaf or
+    /// children of an inner cluster node.
+    static let maxClusterNodeSize = 256
+    /// The most elements a node whose payload takes no bytes may claim (see above).
+    static let maxElementsWithoutBytes = 1 << 16
 
     let image: FileImage
     let fileFormat: Int
@@ -58,6 +74,10 @@ final class ReadSession {
         guard length <= size - ref - Node.headerSize else {
             throw .corrupt("node at 0x\(String(ref, radix: 16)) (\(count) elements) runs past the end of the file (\(what()))\(whereText)")
         }
+        // Zero-width elements take no bytes: their count is bounded by what Realm writes.
+        guard length > 0 || count <= Self.maxElementsWithoutBytes else {
+            throw .corrupt("node at 0x\(String(ref, radix: 16)) claims \(count) elements that take no bytes (\(what()))\(whereText)")
+        }
         budget -= 1 + count / 8 + length / 64
         if budget < 0 {
             throw .corrupt("the file's refs revisit the same nodes over and over (cyclic or shared structure)\(whereText)")
@@ -73,28 +93,47 @@ final class ReadSession {
         return node
     }
 
-    /// Visits the leaves of the B+tree rooted at `ref`, in order (realm-core `bplustree.cpp`).
+    /// Visits the leaves of the B+tree rooted at `ref`, in order (realm-core `bplustree.cpp`),
+    /// and returns the number of elements in the tree.
     ///
     /// An inner node (header flag 0x80) is `[elems-per-child (tagged) or offsets ref,
     /// child refs…, total element count (tagged)]`; a leaf is any other node. Empty
-    /// trees are a leaf with no elements.
-    func forEachBPlusTreeLeaf(_ ref: Int, depth: Int = 0, _ body: (Node) throws(RealmFileError) -> Void)
-        throws(RealmFileError)
+    /// trees are a leaf with no elements. `body` decodes a leaf and returns its element
+    /// count, which must not exceed Realm's 1,000 (it should check that before reading the
+    /// elements); an inner node must have at most 1,000 children, and its total must equal
+    /// the sum of its children's.
+    @discardableResult
+    func forEachBPlusTreeLeaf(_ ref: Int, depth: Int = 0, _ body: (Node) throws(RealmFileError) -> Int)
+        throws(RealmFileError) -> Int
     {
         guard depth <= Self.maxTreeDepth else {
             throw .corrupt("B+tree deeper than \(Self.maxTreeDepth) levels\(whereText)")
         }
         let root = try node(ref, "B+tree node")
         guard root.isInnerBPlusTreeNode else {
-            try body(root)
-            return
+            let count = try body(root)
+            try requireBPlusTreeLeafSize(count, ref: ref)
+            return count
         }
-        guard root.count >= 3, root.hasRefs else {
-            throw .corrupt("B+tree inner node at 0x\(String(ref, radix: 16)) is malformed\(whereText)")
+        guard root.count >= 3, root.hasRefs, root.count - 2 <= Self.maxBPlusTreeNodeSize else {
+            throw .corrupt("B+tree inner node at 0x\(String(ref, radix: 16)) is malformed (\(root.count) slots)\(whereText)")
         }
+        let total = try root.tagged(root.count - 1, "B+tree size")
+        var sum = 0
         for index in 1..<(root.count - 1) {
             let child = try root.ref(index, "B+tree child")
-            try forEachBPlusTreeLeaf(child, depth: depth + 1, body)
+            sum = sum &+ (try forEachBPlusTreeLeaf(child, depth: depth + 1, body))
+        }
+        guard Int64(sum) == total else {
+            throw .corrupt("B+tree inner node at 0x\(String(ref, radix: 16)) records \(total) elements but its leaves hold \(sum)\(whereText)")
+        }
+        return sum
+    }
+
+    /// Throws unless `count` elements fit in one B+tree leaf as Realm writes them.
+    func requireBPlusTreeLeafSize(_ count: Int, ref: Int) throws(RealmFileError) {
+        guard count <= Self.maxBPlusTreeNodeSize else {
+            throw .corrupt("B+tree leaf at 0x\(String(ref, radix: 16)) claims \(count) elements (Realm writes at most \(Self.maxBPlusTreeNodeSize) a leaf)\(whereText)")
         }
     }
 }

@@ -14,33 +14,44 @@ final class ClusterLeafCursor {
         leaves.reserveCapacity(table.columns.count)
         for column in table.columns {
             session.location = "table \(table.name), column \(column.name)"
-            let ref = try cluster.columnRef(column.key.leafIndex, session: session)
-            let leaf: Leaf
-            if column.shape == .single {
-                var enumKeys: (() throws(RealmFileError) -> [String?])?
-                if let enumRef = column.enumKeysRef {
-                    let cacheKey = "\(table.index):\(column.key.leafIndex)"
-                    enumKeys = { () throws(RealmFileError) -> [String?] in
-                        if let cached = session.enumKeys[cacheKey] { return cached }
-                        let node = try session.node(enumRef, "enum keys")
-                        let keys = try StringLeaf(node: node, session: session).allStrings(session: session)
-                        session.enumKeys[cacheKey] = keys
-                        return keys
-                    }
-                }
-                leaf = try Leaf(kind: column.element, ref: ref, session: session, enumKeys: enumKeys)
-            } else {
-                leaf = try Leaf.refs(ref: ref, session: session)
+            do {
+                leaves.append(try Self.leaf(of: column, table: table, cluster: cluster, session: session))
+            } catch {
+                throw error.located(className: table.className, objectKey: nil, property: column.name)
             }
-            guard leaf.count >= cluster.rowCount else {
-                throw .corrupt("column leaf holds \(leaf.count) values for \(cluster.rowCount) objects\(session.whereText)")
-            }
-            leaves.append(leaf)
         }
         self.leaves = leaves
         shapes = ContiguousArray(table.columns.map(\.shape))
         kinds = ContiguousArray(table.columns.map(\.element))
         session.location = "table \(table.name)"
+    }
+
+    /// The decoded leaf of `column` in `cluster`.
+    private static func leaf(of column: ColumnInfo, table: TableInfo, cluster: ClusterLeaf, session: ReadSession)
+        throws(RealmFileError) -> Leaf
+    {
+        let ref = try cluster.columnRef(column.key.leafIndex, session: session)
+        let leaf: Leaf
+        if column.shape == .single {
+            var enumKeys: (() throws(RealmFileError) -> [String?])?
+            if let enumRef = column.enumKeysRef {
+                let cacheKey = "\(table.index):\(column.key.leafIndex)"
+                enumKeys = { () throws(RealmFileError) -> [String?] in
+                    if let cached = session.enumKeys[cacheKey] { return cached }
+                    let node = try session.node(enumRef, "enum keys")
+                    let keys = try StringLeaf(node: node, session: session).allStrings(session: session)
+                    session.enumKeys[cacheKey] = keys
+                    return keys
+                }
+            }
+            leaf = try Leaf(kind: column.element, ref: ref, session: session, enumKeys: enumKeys)
+        } else {
+            leaf = try Leaf.refs(ref: ref, session: session)
+        }
+        guard leaf.count >= cluster.rowCount else {
+            throw .corrupt("column leaf holds \(leaf.count) values for \(cluster.rowCount) objects\(session.whereText)")
+        }
+        return leaf
     }
 
     /// The object in row `row` (< `cluster.rowCount`).
@@ -52,7 +63,9 @@ final class ClusterLeafCursor {
             do {
                 try appendValue(of: index, row: row, to: &values, session: session, depth: depth)
             } catch {
-                throw Self.naming(error, column: table.columns[index].name)
+                let column = table.columns[index].name
+                throw Self.naming(error, column: column)
+                    .located(className: table.className, objectKey: cluster.key(at: row), property: column)
             }
         }
         return RealmObject(key: cluster.key(at: row), values: values)

@@ -21,14 +21,17 @@ enum CollectionReader {
         var result: [RealmValue] = []
         let isLink: Bool
         if case .link = kind { isLink = true } else { isLink = false }
-        try session.forEachBPlusTreeLeaf(ref) { (node: Node) throws(RealmFileError) in
+        try session.forEachBPlusTreeLeaf(ref) { (node: Node) throws(RealmFileError) -> Int in
             let leaf = try Leaf(collectionOf: kind, node: node, session: session)
             let count = leaf.count
+            // Bounded before anything is allocated or read: a leaf holds at most 1,000 elements.
+            try session.requireBPlusTreeLeafSize(count, ref: node.ref)
             result.reserveCapacity(result.count + count)
             for index in 0..<count {
                 if isLink, case let .links(keys, _, adjust) = leaf, keys.int(index) &- adjust < 0 { continue }
                 result.append(try leaf.value(at: index, session: session, depth: depth))
             }
+            return count
         }
         return result
     }

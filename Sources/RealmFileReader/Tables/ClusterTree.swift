@@ -18,18 +18,20 @@ struct ClusterLeaf {
         }
         self.node = node
         self.keyOffset = keyOffset
+        let count: Int64
         if let ref = try node.refOrNil(0, "cluster keys") {
             let keyNode = try session.integerNode(ref, "cluster keys")
             keys = keyNode
-            rowCount = keyNode.count
+            count = Int64(keyNode.count)
         } else {
-            let count = try node.tagged(0, "cluster size")
-            guard count >= 0, count <= 0xFF_FFFF else {
-                throw .corrupt("cluster at 0x\(String(node.ref, radix: 16)) claims \(count) objects\(session.whereText)")
-            }
             keys = nil
-            rowCount = Int(count)
+            count = try node.tagged(0, "cluster size")
         }
+        // Realm splits a cluster at 256 objects (`cluster_node_size`, `cluster_tree.cpp`).
+        guard count >= 0, count <= Int64(ReadSession.maxClusterNodeSize) else {
+            throw .corrupt("cluster at 0x\(String(node.ref, radix: 16)) claims \(count) objects (Realm writes at most \(ReadSession.maxClusterNodeSize))\(session.whereText)")
+        }
+        rowCount = Int(count)
     }
 
     /// The ObjKey of row `row` (< `rowCount`).
@@ -73,29 +75,39 @@ struct ClusterLeaf {
 /// when the keys array exists, else `i << (8·depth)` ("compact" form), relative to the
 /// inner node's own offset.
 enum ClusterTree {
-    /// Visits every leaf of the tree rooted at `root`, in key order.
+    /// Visits every leaf of the tree rooted at `root`, in key order. Every inner node's
+    /// subtree size must equal the objects of its leaves (`ClusterNodeInner::get_tree_size`).
     static func forEachLeaf(root: Int, session: ReadSession, _ body: (ClusterLeaf) throws(RealmFileError) -> Void)
         throws(RealmFileError)
     {
         try visit(root, offset: 0, level: 0, session: session, body)
     }
 
+    /// Visits the leaves under `ref`; returns their number of objects.
+    @discardableResult
     private static func visit(_ ref: Int, offset: Int64, level: Int, session: ReadSession,
-                              _ body: (ClusterLeaf) throws(RealmFileError) -> Void) throws(RealmFileError)
+                              _ body: (ClusterLeaf) throws(RealmFileError) -> Void) throws(RealmFileError) -> Int
     {
         guard level <= ReadSession.maxTreeDepth else {
             throw .corrupt("cluster tree deeper than \(ReadSession.maxTreeDepth) levels\(session.whereText)")
         }
         let node = try session.node(ref, "cluster")
         guard node.isInnerBPlusTreeNode else {
-            try body(try ClusterLeaf(node: node, keyOffset: offset, session: session))
-            return
+            let leaf = try ClusterLeaf(node: node, keyOffset: offset, session: session)
+            try body(leaf)
+            return leaf.rowCount
         }
         let inner = try InnerNode(node: node, session: session)
+        var objects = 0
         for child in 0..<inner.childCount {
             let childRef = try node.ref(child + 3, "cluster child")
-            try visit(childRef, offset: offset &+ inner.offset(of: child), level: level + 1, session: session, body)
+            let below = try visit(childRef, offset: offset &+ inner.offset(of: child), level: level + 1, session: session, body)
+            objects = objects &+ below
         }
+        guard Int64(objects) == inner.subtreeSize else {
+            throw .corrupt("cluster inner node at 0x\(String(ref, radix: 16)) records \(inner.subtreeSize) objects but its leaves hold \(objects)\(session.whereText)")
+        }
+        return objects
     }
 
     /// The leaf and row of object `key`, or nil if the tree has no such object.
@@ -122,11 +134,14 @@ enum ClusterTree {
         let keys: Node?
         let shift: Int64
         let childCount: Int
+        /// The objects under this node (slot 2, `s_sub_tree_size`).
+        let subtreeSize: Int64
 
         init(node: Node, session: ReadSession) throws(RealmFileError) {
-            guard node.hasRefs, node.count >= 3 else {
-                throw .corrupt("cluster inner node at 0x\(String(node.ref, radix: 16)) is malformed\(session.whereText)")
+            guard node.hasRefs, node.count >= 3, node.count - 3 <= ReadSession.maxClusterNodeSize else {
+                throw .corrupt("cluster inner node at 0x\(String(node.ref, radix: 16)) is malformed (\(node.count) slots)\(session.whereText)")
             }
+            subtreeSize = try node.tagged(2, "cluster subtree size")
             let depth = try node.tagged(1, "cluster depth")
             guard depth >= 0, depth <= Int64(ReadSession.maxTreeDepth) else {
                 throw .corrupt("cluster inner node at 0x\(String(node.ref, radix: 16)) has depth \(depth)\(session.whereText)")

@@ -30,7 +30,7 @@ enum SchemaReader {
             throw .truncated(expected: Int(clamping: logicalSize), actual: session.image.size)
         }
         let nameNode = try session.node(try top.ref(0, "table names"), "table names")
-        let names = try StringLeaf(node: nameNode, session: session, nullable: false).allStrings(session: session)
+        let names = try self.names(nameNode, "table names", session: session)
         let tableRefs = try session.node(try top.ref(1, "table refs"), "table refs")
         try tableRefs.requireIntegers("table refs")
         guard tableRefs.count >= names.count else {
@@ -83,6 +83,11 @@ enum SchemaReader {
             let primaryKey = try top.optionalTagged(11, "primary key column").map { ColumnKey(value: $0) }
             columns = try self.columns(of: entry, primaryKey: primaryKey, names: names, byKey: byKey, session: session)
             primaryKeyColumn = columns.firstIndex { $0.property.isPrimaryKey }
+            // A table records its primary key's ColKey (or Realm's null key, all ones but the
+            // top bit, or nothing); one that names no column would silently drop the key.
+            if let primaryKey, primaryKey.value != Int64.max, primaryKeyColumn == nil {
+                throw .corrupt("the primary key recorded for the table is none of its columns\(session.whereText)")
+            }
         }
         return TableInfo(index: entry.index, name: entry.name, key: entry.key, clusterRoot: clusterRoot, kind: kind,
                          columns: columns, primaryKeyColumn: primaryKeyColumn)
@@ -98,8 +103,8 @@ enum SchemaReader {
             throw .corrupt("the spec at 0x\(String(spec.ref, radix: 16)) is malformed\(session.whereText)")
         }
         let types = try session.integerNode(try spec.ref(0, "column types"), "column types")
-        let columnNames = try StringLeaf(node: try session.node(try spec.ref(1, "column names"), "column names"),
-                                        session: session, nullable: false).allStrings(session: session)
+        let columnNames = try names(try session.node(try spec.ref(1, "column names"), "column names"),
+                                    "column names", session: session)
         let attributes = try session.integerNode(try spec.ref(2, "column attributes"), "column attributes")
         let enumKeys = try spec.optionalRef(4, "enum keys").flatMap { $0 == 0 ? nil : $0 }
             .map { (ref: Int) throws(RealmFileError) -> Node in try session.integerNode(ref, "enum keys") }
@@ -169,6 +174,25 @@ enum SchemaReader {
         }
         session.location = "table \(entry.name)"
         return result
+    }
+
+    /// The most names a group or spec holds: tables and columns are indexed with 16 bits
+    /// (`Group::key2ndx`, `ColKey`).
+    static let maxNames = 1 << 16
+
+    /// The strings of a name array (table or column names): at most `maxNames` (checked
+    /// before any is decoded), each valid UTF-8.
+    private static func names(_ node: Node, _ what: String, session: ReadSession) throws(RealmFileError) -> [String?] {
+        let leaf = try StringLeaf(node: node, session: session, nullable: false)
+        guard leaf.count <= maxNames else {
+            throw .corrupt("the \(what) claim \(leaf.count) entries (at most \(maxNames))\(session.whereText)")
+        }
+        do {
+            return try leaf.allStrings(session: session)
+        } catch {
+            guard case let .invalidValue(_, _, _, reason) = error else { throw error }
+            throw .corrupt("the \(what) hold \(reason)\(session.whereText)")
+        }
     }
 
     private static func propertyType(_ columnType: Int) -> RealmPropertyType? {

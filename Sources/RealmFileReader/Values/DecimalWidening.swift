@@ -8,6 +8,24 @@ enum DecimalWidening {
     static let null32: UInt32 = 0x7c00_00aa
     static let null64: UInt64 = 0x7c00_0000_0000_00aa
 
+    /// Whether `x` is a canonical BID32 encoding: an infinity or NaN, or a finite value whose
+    /// coefficient is below 10⁷ (only the "11" form, whose coefficient is 2²³ or more, can
+    /// exceed it; IEEE 754-2008 §3.5.2 reads such a coefficient as zero).
+    static func isCanonical(bid32 x: UInt32) -> Bool {
+        if x & 0x7800_0000 == 0x7800_0000 { return true }
+        if x & 0x6000_0000 == 0x6000_0000 { return (x & 0x001f_ffff) | 0x0080_0000 < 10_000_000 }
+        return true
+    }
+
+    /// Whether `x` is a canonical BID64 encoding (coefficient below 10¹⁶; see `isCanonical(bid32:)`).
+    static func isCanonical(bid64 x: UInt64) -> Bool {
+        if x & 0x7800_0000_0000_0000 == 0x7800_0000_0000_0000 { return true }
+        if x & 0x6000_0000_0000_0000 == 0x6000_0000_0000_0000 {
+            return (x & 0x0007_ffff_ffff_ffff) | 0x0020_0000_0000_0000 < 10_000_000_000_000_000
+        }
+        return true
+    }
+
     /// BID32 → BID128.
     static func widen(bid32 x: UInt32) -> RealmDecimal128 {
         if x == null32 { return .null }

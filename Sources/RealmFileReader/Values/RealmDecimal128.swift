@@ -30,6 +30,23 @@ public struct RealmDecimal128: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is the bit pattern Realm uses for null (never a user value).
     var isRealmNull: Bool { self == Self.null }
 
+    /// Whether the bits are a canonical BID128 encoding (IEEE 754-2008 §3.5.2): an infinity or
+    /// a NaN, or a finite value in the "00/01/10" form whose coefficient is at most 10³⁴ − 1.
+    /// (The "11" form of a finite decimal128 always spells a coefficient above 10³⁴ − 1.)
+    /// The Intel library that Realm uses produces canonical encodings only; IEEE 754 reads a
+    /// non-canonical coefficient as zero, so such bits cannot be a value Realm stored.
+    public var isCanonical: Bool {
+        if high & 0x7800_0000_0000_0000 == 0x7800_0000_0000_0000 { return true }
+        if high & 0x6000_0000_0000_0000 == 0x6000_0000_0000_0000 { return false }
+        let coefficientHigh = high & Self.coefficientHighMask
+        // 10³⁴ − 1 = 0x0001ed09bead87c0_378d8e63ffffffff.
+        return coefficientHigh < 0x0001_ed09_bead_87c0
+            || (coefficientHigh == 0x0001_ed09_bead_87c0 && low <= 0x378d_8e63_ffff_ffff)
+    }
+
+    /// What an error says of a decimal that is not canonical.
+    static let nonCanonicalReason = "a decimal whose encoding does not decode (a coefficient beyond 34 digits)"
+
     /// Whether the value is negative (the sign bit is set).
     public var isNegative: Bool { high & Self.signMask != 0 }
 

@@ -171,6 +171,10 @@ public final class Statement {
     /// Binds the values of `arguments` and runs the statement to completion.
     public func execute(_ arguments: UnsafeBufferPointer<DatabaseValue>) throws(VaultError) {
         try database.checkThread()
+        if arguments.contains(where: { $0.boundByteCount > Self.inPlaceByteCount }) {
+            try executeBindingLargeArgumentsInPlace(arguments)
+            return
+        }
         try bind(arguments)
         defer { reset() }
         while try step() {}

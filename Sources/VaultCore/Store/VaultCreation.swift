@@ -71,10 +71,15 @@ enum VaultCreation {
             throw VaultError.io(path: path, detail: "the directory \(directory) does not exist")
         }
         let name = (path as NSString).lastPathComponent
+        removeAbandonedBuilds(of: name, in: directory)
         let suffix = Sodium.randomBytes(count: 8).map { String(format: "%02x", $0) }.joined()
-        let temporaryPath = directory + "/." + name + ".vaultkit-new-" + suffix
+        let temporaryPath = directory + "/" + temporaryPrefix(of: name) + suffix
+        // Held from before the file exists until after it is gone: another import sees the
+        // build as live (see removeAbandonedBuilds) for as long as it can be.
+        let building = try VaultUseLock.acquire(vaultPath: temporaryPath, mode: .shared)
         defer {
-            for extra in ["", "-wal", "-shm", "-journal", ".lock"] { unlink(temporaryPath + extra) }
+            for extra in temporaryExtras { unlink(temporaryPath + extra) }
+            withExtendedLifetime(building) {}
         }
         try build(temporaryPath)
         try syncFile(temporaryPath)
@@ -88,6 +93,31 @@ enum VaultCreation {
         }
         syncDirectory(directory)
         return true
+    }
+
+    /// The hidden name a vault called `name` is built under, before its random suffix.
+    static func temporaryPrefix(of name: String) -> String { "." + name + ".vaultkit-new-" }
+
+    /// The files of a build: the database, SQLite's companions, the use lock (last).
+    private static let temporaryExtras = ["", "-wal", "-shm", "-journal", ".lock"]
+
+    /// Deletes the hidden files of earlier builds of `name` whose process died before
+    /// cleaning up (a killed import). A live build holds its use lock, so its files are
+    /// left alone; an abandoned one's lock is free, and taking it exclusively first means
+    /// no other process can start using those files while they are deleted.
+    static func removeAbandonedBuilds(of name: String, in directory: String) {
+        let prefix = temporaryPrefix(of: name)
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let builds = Set(entries.filter { $0.hasPrefix(prefix) }.compactMap { entry -> String? in
+            let suffix = entry.dropFirst(prefix.count)
+            guard suffix.count >= 16, suffix.prefix(16).allSatisfy(\.isHexDigit) else { return nil }
+            return directory + "/" + prefix + suffix.prefix(16)
+        })
+        for build in builds {
+            guard let lock = try? VaultUseLock.acquire(vaultPath: build, mode: .exclusive) else { continue }
+            for extra in temporaryExtras { unlink(build + extra) }
+            withExtendedLifetime(lock) {}
+        }
     }
 
     /// fsync of a file no SQLite connection holds open.

@@ -7,7 +7,7 @@ import Foundation
 /// Links carry the target's row id; a mixed value's nested lists and dictionaries
 /// use ``list(_:)`` and ``dictionary(_:)``.
 @_spi(Interchange)
-public indirect enum InterchangeValue: Sendable, Equatable {
+public enum InterchangeValue: Sendable, Equatable {
     /// No value (an optional property without one, or a link to nothing).
     case null
     /// An integer.
@@ -63,6 +63,10 @@ public indirect enum InterchangeValue: Sendable, Equatable {
         default: false
         }
     }
+
+    /// How deep a mixed value may nest lists and dictionaries (Realm's limit, held by
+    /// every writer of a mixed value so that everything written reads back).
+    public static let maximumMixedDepth = MixedValue.maximumDepth
 
     /// The kind's name, for error messages (never the value).
     public var kindName: String {
@@ -121,4 +125,25 @@ public struct InterchangeError: Swift.Error, Sendable, Equatable, CustomStringCo
     }
 
     public var description: String { "\(className).\(property): \(reason)" }
+}
+
+extension Decimal128 {
+    /// Realm's decimal128 holds 34 significant digits; a longer decimal is refused, not rounded.
+    static let maximumSignificantDigits = 34
+
+    /// The text a vault stores for a decimal given as text by an importer, or nil when the
+    /// text is not exactly a decimal: digits with an optional point and exponent (no spaces,
+    /// at most 34 significant digits) or `NaN` (with an optional sign).
+    @_spi(Interchange)
+    public static func interchangeText(_ text: String) -> String? {
+        guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else { return nil }
+        let mantissa = text.prefix { $0 != "e" && $0 != "E" }
+        let significant = mantissa.filter(\.isASCIIDigit).drop { $0 == "0" }
+        guard significant.count <= maximumSignificantDigits, let decimal = try? Decimal128(string: text) else { return nil }
+        return decimal.exactText
+    }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

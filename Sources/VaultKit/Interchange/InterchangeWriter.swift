@@ -1,6 +1,18 @@
 import Foundation
 import VaultCore
 
+/// Where a collection written in parts stands (``InterchangeWriter/appendToCollection(_:className:propertyIndex:owner:progress:)``).
+@_spi(Interchange)
+public struct CollectionProgress: Sendable {
+    /// Elements of a list written so far.
+    var position = 0
+    /// NaN elements of a set written so far.
+    var nanCount = 0
+
+    /// A collection with nothing written yet.
+    public init() {}
+}
+
 // MARK: - Writing objects without model instances
 //
 // The writer fills a new vault with objects given as values (``InterchangeValue``),
@@ -118,7 +130,11 @@ public final class InterchangeWriter {
         case (.string, .string(let text)): return .text(text)
         case (.data, .data(let bytes)): return .blob(bytes)
         case (.date, .date(let timestamp)): return .real(try ExactTimestamps.record(timestamp, with: timestampStatement))
-        case (.decimal, .decimal(let text)): return .text(text)
+        case (.decimal, .decimal(let text)):
+            guard let stored = Decimal128.interchangeText(text) else {
+                throw InterchangeError(className: className, property: property.storedName, reason: "a decimal VaultKit cannot hold exactly (more than 34 digits, or not a decimal)")
+            }
+            return .text(stored)
         case (.objectId, .objectId(let bytes)) where bytes.count == 12: return .blob(Data(bytes))
         case (.uuid, .uuid(let uuid)): return uuid._vaultEncoded
         case (.object, .link(let target, let rowID)):
@@ -131,7 +147,7 @@ public final class InterchangeWriter {
         }
     }
 
-    private func mixedValue(_ value: InterchangeValue, className: String, property: Property) throws -> MixedValue {
+    private func mixedValue(_ value: InterchangeValue, className: String, property: Property, depth: Int = 0) throws -> MixedValue {
         switch value {
         case .null: return .none
         case .int(let number): return .int(number)
@@ -142,7 +158,7 @@ public final class InterchangeWriter {
         case .data(let bytes): return .data(bytes)
         case .date(let timestamp): return .date(try ExactTimestamps.record(timestamp, with: timestampStatement))
         case .decimal(let text):
-            guard let decimal = try? Decimal128(string: text) else {
+            guard Decimal128.interchangeText(text) != nil, let decimal = try? Decimal128(string: text) else {
                 throw InterchangeError(className: className, property: property.storedName, reason: "a decimal VaultKit cannot hold (infinite or out of range)")
             }
             return .decimal(decimal)
@@ -154,9 +170,11 @@ public final class InterchangeWriter {
             }
             return .link(className: target, rowID: rowID)
         case .list(let elements), .set(let elements):
-            return .list(try elements.map { try mixedValue($0, className: className, property: property) })
+            try checkMixedDepth(depth, className: className, property: property)
+            return .list(try elements.map { try mixedValue($0, className: className, property: property, depth: depth + 1) })
         case .dictionary(let entries):
-            let sorted = try entries.map { ($0.key, try mixedValue($0.value, className: className, property: property)) }
+            try checkMixedDepth(depth, className: className, property: property)
+            let sorted = try entries.map { ($0.key, try mixedValue($0.value, className: className, property: property, depth: depth + 1)) }
                 .sorted { $0.0 < $1.0 }
             return .dictionary(sorted.map { (key: $0.0, value: $0.1) })
         default:
@@ -164,8 +182,40 @@ public final class InterchangeWriter {
         }
     }
 
+    /// Refuses a nested list or dictionary deeper than a mixed value may nest.
+    private func checkMixedDepth(_ depth: Int, className: String, property: Property) throws {
+        guard depth < InterchangeValue.maximumMixedDepth else {
+            throw InterchangeError(className: className, property: property.storedName,
+                                   reason: "a mixed value nests lists and dictionaries deeper than \(InterchangeValue.maximumMixedDepth) levels")
+        }
+    }
+
     func writeCollection(_ value: InterchangeValue, property: Property, className: String, owner: Int64,
-                                 statement: Statement, batches: [Statement]) throws {
+                         statement: Statement, batches: [Statement]) throws {
+        var progress = CollectionProgress()
+        try writeCollection(value, property: property, className: className, owner: owner, statement: statement, batches: batches, progress: &progress)
+    }
+
+    /// Writes the next part of one collection of an object: a large collection read from a
+    /// stream is written a batch at a time (its object's row written after), so memory
+    /// holds one batch, not the collection.
+    /// - Parameters:
+    ///   - part: The next elements: `.list`, `.set` or `.dictionary`, as the property's collection.
+    ///   - propertyIndex: The collection property's index in the class's schema.
+    ///   - owner: The row id the object will be inserted with.
+    ///   - progress: Where the collection stands; start each collection with a new one.
+    public func appendToCollection(_ part: InterchangeValue, className: String, propertyIndex: Int, owner: Int64,
+                                   progress: inout CollectionProgress) throws {
+        guard let schema = schemaByName[className], schema.properties.indices.contains(propertyIndex),
+              let (_, statement, batches) = try statements(for: schema).collections.first(where: { $0.0 == propertyIndex }) else {
+            throw InterchangeError(className: className, property: "(collection)", reason: "the class has no such collection property")
+        }
+        try writeCollection(part, property: schema.properties[propertyIndex], className: className, owner: owner,
+                            statement: statement, batches: batches, progress: &progress)
+    }
+
+    private func writeCollection(_ value: InterchangeValue, property: Property, className: String, owner: Int64,
+                                 statement: Statement, batches: [Statement], progress: inout CollectionProgress) throws {
         func element(_ item: InterchangeValue) throws -> DatabaseValue {
             if property.type == .mixed { return MixedCodec.encode(try mixedValue(item, className: className, property: property)) }
             if case .null = item {
@@ -181,6 +231,7 @@ public final class InterchangeWriter {
         case (.list, .list(let items)):
             // Up to `listBatch` elements per statement: one statement run per short list, not one per element.
             var position = 0
+            defer { progress.position += items.count }
             while position < items.count {
                 let count = min(Self.listBatch, items.count - position)
                 var arguments = listArguments
@@ -188,7 +239,7 @@ public final class InterchangeWriter {
                 arguments.removeAll(keepingCapacity: true)
                 for offset in 0..<count {
                     arguments.append(.integer(owner))
-                    arguments.append(.integer(Int64(position + offset)))
+                    arguments.append(.integer(Int64(progress.position + position + offset)))
                     arguments.append(try element(items[position + offset]))
                 }
                 let insert = count == 1 ? statement : batches[count - 2]
@@ -197,7 +248,8 @@ public final class InterchangeWriter {
                 position += count
             }
         case (.set, .set(let items)), (.set, .list(let items)):
-            var nanCount = 0
+            var nanCount = progress.nanCount
+            defer { progress.nanCount = nanCount }
             for item in items {
                 var stored = try element(item)
                 // NaN equals nothing, so a set can hold it more than once (Realm's sets do):

@@ -22,6 +22,9 @@ extension Vault {
         var storage = try configuration.databaseConfiguration()
         // One big transaction: fsyncs at its end, not per page of the write-ahead log.
         storage.synchronous = .normal
+        // The indexes built after the rows sort every row: in sealed temporary files,
+        // so that a collection of millions of elements does not sort in memory.
+        storage.temporaryStorage = .sealedFiles
         try VaultDatabase.createPopulated(configuration: storage) { database in
             try database.writeWithoutTransaction { db in
                 try db.execute("PRAGMA foreign_keys = OFF")

@@ -1,6 +1,6 @@
 import Foundation
 import VaultCore
-@_spi(VaultSync) import VaultKit
+@_spi(VaultSync) @_spi(Interchange) import VaultKit
 
 // MARK: - Mixed values
 //
@@ -45,7 +45,8 @@ enum MixedSyncCoding {
     }
 
     /// The stored mixed value of a sync value; `row` gives a live link's row id (nil: the link reads as nil).
-    static func mixedValue(_ value: SyncValue, row: (SyncObjectReference) throws -> Int64?) throws -> MixedValue {
+    /// Nested lists and dictionaries deeper than a vault stores (``InterchangeValue/maximumMixedDepth``) are refused.
+    static func mixedValue(_ value: SyncValue, depth: Int = 0, row: (SyncObjectReference) throws -> Int64?) throws -> MixedValue {
         switch value {
         case .null: return .none
         case .bool(let flag): return .bool(flag)
@@ -69,8 +70,10 @@ enum MixedSyncCoding {
             guard let kind = bytes.first else { throw SyncError.schemaMismatch("a mixed value without its kind") }
             switch kind {
             case 0: return .data(Data(bytes.dropFirst()))
-            case 1: return .list(try entries(bytes).map { try mixedValue($0.1, row: row) })
-            case 2: return .dictionary(try entries(bytes).map { (key: $0.0, value: try mixedValue($0.1, row: row)) })
+            case 1 where depth >= InterchangeValue.maximumMixedDepth, 2 where depth >= InterchangeValue.maximumMixedDepth:
+                throw SyncError.schemaMismatch("a mixed value nested deeper than \(InterchangeValue.maximumMixedDepth) levels")
+            case 1: return .list(try entries(bytes).map { try mixedValue($0.1, depth: depth + 1, row: row) })
+            case 2: return .dictionary(try entries(bytes).map { (key: $0.0, value: try mixedValue($0.1, depth: depth + 1, row: row)) })
             default: throw SyncError.schemaMismatch("a mixed value of unknown kind \(kind)")
             }
         }

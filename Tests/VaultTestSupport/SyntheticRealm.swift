@@ -2,18 +2,26 @@ import Foundation
 
 /// Builds small Realm files node by node, for encodings the fixtures do not contain
 /// (nested collections in mixed values, enum strings, chained blobs, B+tree inner nodes,
-/// keyed cluster inner nodes, format-22 dictionaries). The layouts follow the reader's
-/// essay (`RealmFileFormat.swift`); values are chosen in the test, results compared there.
-struct SyntheticRealm {
-    private(set) var bytes = [UInt8](repeating: 0, count: 24)
+/// keyed cluster inner nodes, format-22 dictionaries) and for damage the importers must
+/// refuse. The layouts follow the reader's essay (`RealmFileFormat.swift`); values are
+/// chosen in the test, results compared there. Shared by the reader's and the import's tests.
+public struct SyntheticRealm: Sendable {
+    /// The file so far: a 24-byte header, then the nodes appended.
+    public private(set) var bytes = [UInt8](repeating: 0, count: 24)
 
-    enum Slot {
+    /// An empty file (a header to be completed by `finish`).
+    public init() {}
+
+    /// One element of a has-refs array.
+    public enum Slot: Sendable {
+        /// A ref (0 for none).
         case ref(Int)
+        /// A tagged number, stored as `value << 1 | 1`.
         case tagged(Int64)
     }
 
     /// Appends a node; returns its ref.
-    mutating func node(inner: Bool = false, hasRefs: Bool = false, context: Bool = false, widthType: UInt8 = 0,
+    public mutating func node(inner: Bool = false, hasRefs: Bool = false, context: Bool = false, widthType: UInt8 = 0,
                        widthCode: UInt8, count: Int, payload: [UInt8]) -> Int {
         let ref = bytes.count
         var flags = widthCode | (widthType << 3)
@@ -27,7 +35,7 @@ struct SyntheticRealm {
     }
 
     /// An integer array in the smallest width that holds every value.
-    mutating func ints(_ values: [Int64], hasRefs: Bool = false, context: Bool = false, inner: Bool = false) -> Int {
+    public mutating func ints(_ values: [Int64], hasRefs: Bool = false, context: Bool = false, inner: Bool = false) -> Int {
         let fitsUnsigned: (Int64, Int64) -> Bool = { v, max in v >= 0 && v <= max }
         let width: Int
         if values.allSatisfy({ $0 == 0 }) { width = 0 }
@@ -55,7 +63,7 @@ struct SyntheticRealm {
     }
 
     /// A has-refs array of refs and tagged integers.
-    mutating func slots(_ slots: [Slot], context: Bool = false, inner: Bool = false) -> Int {
+    public mutating func slots(_ slots: [Slot], context: Bool = false, inner: Bool = false) -> Int {
         ints(slots.map { slot -> Int64 in
             switch slot {
             case let .ref(ref): return Int64(ref)
@@ -65,8 +73,13 @@ struct SyntheticRealm {
     }
 
     /// Short strings (`ArrayStringShort`), nil = null.
-    mutating func shortStrings(_ values: [String?]) -> Int {
-        let longest = values.map { $0?.utf8.count ?? 0 }.max() ?? 0
+    public mutating func shortStrings(_ values: [String?]) -> Int {
+        shortStringBytes(values.map { $0.map { Array($0.utf8) } })
+    }
+
+    /// Short strings given as bytes (which need not be UTF-8), nil = null.
+    public mutating func shortStringBytes(_ values: [[UInt8]?]) -> Int {
+        let longest = values.map { $0?.count ?? 0 }.max() ?? 0
         var width = 1
         while width < longest + 1 { width *= 2 }
         if values.allSatisfy({ $0 == nil }) { width = 0 }
@@ -74,9 +87,8 @@ struct SyntheticRealm {
         for value in values where width > 0 {
             var slot = [UInt8](repeating: 0, count: width)
             if let value {
-                let utf8 = Array(value.utf8)
-                slot.replaceSubrange(0..<utf8.count, with: utf8)
-                slot[width - 1] = UInt8(width - 1 - utf8.count)
+                slot.replaceSubrange(0..<value.count, with: value)
+                slot[width - 1] = UInt8(width - 1 - value.count)
             } else {
                 slot[width - 1] = UInt8(width)
             }
@@ -87,35 +99,51 @@ struct SyntheticRealm {
     }
 
     /// A blob of bytes (`ArrayBlob`, one byte per element).
-    mutating func blob(_ data: [UInt8]) -> Int {
+    public mutating func blob(_ data: [UInt8]) -> Int {
         node(widthType: 2, widthCode: 0, count: data.count, payload: data)
     }
 
     /// A leaf of fixed-width little-endian values (`BasicArray`, `ArrayDecimal128`).
-    mutating func fixed(width: Int, _ values: [[UInt8]], context: Bool = false) -> Int {
+    public mutating func fixed(width: Int, _ values: [[UInt8]], context: Bool = false) -> Int {
         let code: UInt8 = width == 0 ? 0 : UInt8(width.trailingZeroBitCount + 1)
         return node(context: context, widthType: 1, widthCode: code, count: values.count, payload: values.flatMap { $0 })
     }
 
-    static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+    /// The little-endian bytes of `value`.
+    public static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         withUnsafeBytes(of: value.littleEndian) { Array($0) }
     }
 
     /// A ColKey value.
-    static func columnKey(leaf: Int, type: Int, attributes: Int = 0, tag: Int64 = 7) -> Int64 {
+    public static func columnKey(leaf: Int, type: Int, attributes: Int = 0, tag: Int64 = 7) -> Int64 {
         Int64(leaf) | Int64(type) << 16 | Int64(attributes) << 22 | tag << 30
     }
 
-    struct Column {
-        let name: String
-        let type: Int
-        let attributes: Int
-        var key: Int64
-        var enumKeys: Int = 0
+    /// One column of a table's spec.
+    public struct Column: Sendable {
+        /// The column's name.
+        public let name: String
+        /// The spec's type entry (the column type; a dictionary's key type in bits 16 and up).
+        public let type: Int
+        /// The spec's attribute entry.
+        public let attributes: Int
+        /// The ColKey.
+        public var key: Int64
+        /// The ref of the enum-string key list, or 0.
+        public var enumKeys: Int = 0
+
+        /// A column description.
+        public init(name: String, type: Int, attributes: Int, key: Int64, enumKeys: Int = 0) {
+            self.name = name
+            self.type = type
+            self.attributes = attributes
+            self.key = key
+            self.enumKeys = enumKeys
+        }
     }
 
     /// A table top with its spec: returns the table-top ref.
-    mutating func table(key: Int64, columns: [Column], cluster: Int, linkTargets: [Int64] = [],
+    public mutating func table(key: Int64, columns: [Column], cluster: Int, linkTargets: [Int64] = [],
                         primaryKey: Int64? = nil, flags: Int64 = 0) -> Int {
         let types = ints(columns.map { Int64($0.type) })
         let names = shortStrings(columns.map(\.name))
@@ -131,7 +159,7 @@ struct SyntheticRealm {
     }
 
     /// Writes the group (`names` → table tops) and the header; returns the file's bytes.
-    mutating func finish(tables: [(String, Int)], format: UInt8) -> Data {
+    public mutating func finish(tables: [(String, Int)], format: UInt8) -> Data {
         let names = shortStrings(tables.map(\.0))
         let refs = slots(tables.map { .ref($0.1) })
         let top = slots([.ref(names), .ref(refs), .tagged(Int64(bytes.count))])  // (a lower bound: the top follows)
