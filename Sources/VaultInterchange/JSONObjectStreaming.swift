@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 @_spi(Interchange) import VaultKit
 
 // MARK: - One object, read member by member
@@ -47,6 +48,8 @@ extension JSONValueDecoding {
                 throw refuse(key, failure.reason)
             } catch let error as InterchangeError {
                 throw refuse(key, error.reason)
+            } catch VaultError.sqlite(let failure) where failure.code == .constraint {
+                throw refuse(key, "a value repeats where values are unique (a set's elements)")
             }
         }
         for (offset, property) in objectSchema.properties.enumerated() where !given.contains(offset) && !property.isLinkingObjects

@@ -19,6 +19,28 @@ struct ArgumentBindingTests {
         return vault
     }
 
+    @Test("arguments over a mebibyte are bound in place: they arrive whole, beside small ones, and a later run binds afresh")
+    func largeArgumentsInPlace() throws {
+        let vault = try vault()
+        let big = String(repeating: "ab\u{0}é", count: 400_000)
+        let bigBlob = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try vault.write { db in
+            let insert = try db.cachedStatement("INSERT INTO t(id, a, b, c) VALUES (?, ?, ?, ?)")
+            try insert.execute([.integer(1), .text(big), .blob(bigBlob), .text("small")])
+            try insert.execute([.integer(2), .text("x"), .blob(Data([1])), .text(big)])
+            try insert.execute([.integer(3), .null, .null, .null])
+            // A failed run (a repeated id) leaves nothing bound behind it either.
+            #expect(throws: VaultError.self) { try insert.execute([.integer(1), .text(big), .null, .null]) }
+            try insert.execute([.integer(4), .text("after"), .null, .null])
+        }
+        let rows = try vault.read { db in try db.fetchAll("SELECT a, b, c FROM t ORDER BY id") }
+        #expect(rows.count == 4)
+        #expect(rows[0][0] == .text(big) && rows[0][1] == .blob(bigBlob) && rows[0][2] == .text("small"))
+        #expect(rows[1][0] == .text("x") && rows[1][2] == .text(big))
+        #expect(rows[2][0] == .null && rows[2][1] == .null && rows[2][2] == .null)
+        #expect(rows[3][0] == .text("after") && rows[3][1] == .null)
+    }
+
     @Test("values of every size, in one statement reused, round-trip exactly")
     func valuesRoundTrip() throws {
         let vault = try vault()

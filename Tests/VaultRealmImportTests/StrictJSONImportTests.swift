@@ -195,6 +195,49 @@ struct StrictJSONImportTests {
         #expect(digits34.refusal == nil, "\(digits34)")
     }
 
+    /// A date is stored as a Double (about 119 ns apart in 2026): two dates closer than that
+    /// cannot both be kept exactly, so an import holding both is refused, not given one for the other.
+    @Test func datesADoubleCannotTellApartAreRefused() throws {
+        let run = try StrictImport()
+        func document(_ dates: [(Int, Int)]) -> String {
+            let values = dates.map { #"{"seconds":\#($0.0),"nanoseconds":\#($0.1)}"# }.joined(separator: ",")
+            return #"{"schemaVersion":0,"classes":{"D":{"embedded":false,"primaryKey":null,"properties":[{"name":"when","type":"date","optional":false,"collection":"list"}],"objects":[{"when":[\#(values)]}]}}}"#
+        }
+        for (name, pair) in [("entries", [(1_767_225_600, 1), (1_767_225_600, 2)]), ("plain first", [(1_767_225_600, 0), (1_767_225_600, 1)]),
+                             ("entry first", [(1_767_225_600, 1), (1_767_225_600, 0)])] {
+            let refusal = try run.importNew(document(pair), name: name.replacingOccurrences(of: " ", with: "-")).refusal
+            #expect(refusal?.contains("D at position 0, property when") == true && refusal?.contains("resolution") == true, "\(name): \(refusal ?? "accepted")")
+        }
+        // Far enough apart, both arrive to the nanosecond.
+        let apart = try run.importNew(document([(1_767_225_600, 1), (1_767_225_600, 501)]), name: "apart")
+        guard case .success(let exported) = apart else { Issue.record("\(apart)"); return }
+        #expect(exported.contains(#""nanoseconds":1}"#) && exported.contains(#""nanoseconds":501}"#), "\(exported)")
+    }
+
+    /// Collections are written a batch at a time as they are read: longer than a batch they
+    /// arrive whole and in order.
+    @Test func collectionsLongerThanABatch() throws {
+        let run = try StrictImport()
+        let count = 10_000
+        let list = (0..<count).map { String($0 &* 7_919 % 100_003) }.joined(separator: ",")
+        let set = (0..<count).map { String($0) }.joined(separator: ",")
+        let map = (0..<count).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+        let properties = #"{"name":"l","type":"int","optional":false,"collection":"list"},{"name":"s","type":"int","optional":false,"collection":"set"},{"name":"m","type":"int","optional":false,"collection":"dictionary"}"#
+        func document(set: String) -> String {
+            #"{"schemaVersion":0,"classes":{"C":{"embedded":false,"primaryKey":null,"properties":[\#(properties)],"objects":[{"l":[\#(list)],"s":[\#(set)],"m":{\#(map)}}]}}}"#
+        }
+        let imported = try run.importNew(document(set: set), name: "long")
+        guard case .success(let exported) = imported else { Issue.record("\(imported)"); return }
+        #expect(exported.contains("\"l\":[\(list)]"), "the list did not arrive whole and in order")
+        #expect(exported.contains(#""k9999":9999"#) && exported.contains(#""k0":0"#))
+        // The set's stored order is its own; every element is there once.
+        let again = try run.importNew(exported, name: "again")
+        #expect(again == .success(exported))
+        // A set keeps one of each element, as Realm's sets do: listed twice, it is there once.
+        let repeated = try run.importNew(document(set: set + ",5000"), name: "repeated")
+        #expect(repeated == .success(exported), "a set listing an element twice did not import as the set")
+    }
+
     @Test func unknownMembersAreSkippedButStillChecked() throws {
         let run = try StrictImport()
         let document = StrictImport.document(posts: #"{"_id":1}"#)

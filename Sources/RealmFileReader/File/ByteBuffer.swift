@@ -116,11 +116,10 @@ struct ByteSpan {
     func utf8String(_ offset: Int, _ length: Int) -> String? {
         if length <= 0 { return "" }
         let bytes = UnsafeRawBufferPointer(start: buffer.base + (start &+ offset), count: length)
-        let text = String(decoding: bytes, as: UTF8.self)
-        // The decoded string equals the bytes exactly when nothing was replaced.
-        let valid = text.utf8.count == length && text.utf8.elementsEqual(bytes)
+        // One pass that validates while it copies (nil for bytes that are not UTF-8).
+        let text = String(validating: bytes, as: UTF8.self)
         withExtendedLifetime(buffer) {}
-        return valid ? text : nil
+        return text
     }
 
     /// A sub-window; the caller has checked the range.

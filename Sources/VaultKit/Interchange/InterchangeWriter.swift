@@ -43,6 +43,27 @@ public final class InterchangeWriter {
     public private(set) var objectCount = 0
     /// The class of the previous insert (objects come class by class): no lookups for the next.
     private var current: (name: String, schema: ObjectSchema, statements: ClassStatements)?
+    /// For a vault built under a hidden name (``Vault/createPopulated(configuration:schemas:schemaVersion:_:)``):
+    /// commit after this many rows or bytes, so that what was written leaves the page cache.
+    /// SQLite keeps a WAL transaction's pages in memory until it commits, and nobody can see
+    /// the hidden file's intermediate commits. Nil for a merge: one transaction.
+    var commitEvery: (rows: Int, bytes: Int)?
+    private var sinceCommit = (rows: 0, bytes: 0)
+    /// Commits the build so far when `commitEvery` says so (called between rows: no statement is running).
+    func commitIfLarge() throws {
+        guard let limit = commitEvery, sinceCommit.rows >= limit.rows || sinceCommit.bytes >= limit.bytes else { return }
+        try db.execute("COMMIT TRANSACTION")
+        try db.execute("BEGIN IMMEDIATE TRANSACTION")
+        sinceCommit = (0, 0)
+    }
+
+    private func wrote(rows: Int, bytes: Int) {
+        sinceCommit.rows += rows
+        sinceCommit.bytes += bytes
+    }
+
+    /// Every date written, by the Double it is stored as (see `recordDate`).
+    private var datesWritten: [Double: VaultTimestamp] = [:]
     /// Reused argument buffers: no allocation per row.
     private var rowArguments: [DatabaseValue] = []
     private var listArguments: [DatabaseValue] = []
@@ -93,6 +114,7 @@ public final class InterchangeWriter {
         }
         let insert = rowID == nil ? statements.insertWithoutRowID : statements.insertWithRowID
         try insert.execute(arguments)
+        wrote(rows: 1, bytes: arguments.reduce(0) { $0 + $1.writtenByteCount })
         rowArguments = arguments
         let written = rowID ?? db.lastInsertedRowID
         objectCount += 1
@@ -100,6 +122,7 @@ public final class InterchangeWriter {
             try writeCollection(values[index], property: schema.properties[index], className: className,
                                 owner: written, statement: statement, batches: batches)
         }
+        try commitIfLarge()
         return written
     }
 
@@ -129,7 +152,7 @@ public final class InterchangeWriter {
         case (.double, .double(let number)): return number._vaultEncoded
         case (.string, .string(let text)): return .text(text)
         case (.data, .data(let bytes)): return .blob(bytes)
-        case (.date, .date(let timestamp)): return .real(try ExactTimestamps.record(timestamp, with: timestampStatement))
+        case (.date, .date(let timestamp)): return .real(try recordDate(timestamp, className: className, property: property))
         case (.decimal, .decimal(let text)):
             guard let stored = Decimal128.interchangeText(text) else {
                 throw InterchangeError(className: className, property: property.storedName, reason: "a decimal VaultKit cannot hold exactly (more than 34 digits, or not a decimal)")
@@ -156,7 +179,7 @@ public final class InterchangeWriter {
         case .double(let number): return .double(number)
         case .string(let text): return .string(text)
         case .data(let bytes): return .data(bytes)
-        case .date(let timestamp): return .date(try ExactTimestamps.record(timestamp, with: timestampStatement))
+        case .date(let timestamp): return .date(try recordDate(timestamp, className: className, property: property))
         case .decimal(let text):
             guard Decimal128.interchangeText(text) != nil, let decimal = try? Decimal128(string: text) else {
                 throw InterchangeError(className: className, property: property.storedName, reason: "a decimal VaultKit cannot hold (infinite or out of range)")
@@ -180,6 +203,20 @@ public final class InterchangeWriter {
         default:
             throw InterchangeError(className: className, property: property.storedName, reason: "a \(value.kindName) cannot be a mixed value")
         }
+    }
+
+    /// The Double a date is stored as, its exact timestamp recorded when the Double alone
+    /// would not give it back. Two different dates of this write that share a Double (less
+    /// than its resolution apart: about 119 ns in 2026) are refused: the vault could keep
+    /// only one of them exactly, and the other would silently read as it.
+    private func recordDate(_ timestamp: VaultTimestamp, className: String, property: Property) throws -> Double {
+        let stored = try ExactTimestamps.record(timestamp, with: timestampStatement)
+        let previous = datesWritten.updateValue(timestamp, forKey: stored)
+        if let previous, previous != timestamp {
+            throw InterchangeError(className: className, property: property.storedName,
+                                   reason: "two different dates of the import are less than a stored date's resolution apart; a vault cannot keep both exactly")
+        }
+        return stored
     }
 
     /// Refuses a nested list or dictionary deeper than a mixed value may nest.
@@ -212,6 +249,7 @@ public final class InterchangeWriter {
         }
         try writeCollection(part, property: schema.properties[propertyIndex], className: className, owner: owner,
                             statement: statement, batches: batches, progress: &progress)
+        try commitIfLarge()
     }
 
     private func writeCollection(_ value: InterchangeValue, property: Property, className: String, owner: Int64,
@@ -244,6 +282,7 @@ public final class InterchangeWriter {
                 }
                 let insert = count == 1 ? statement : batches[count - 2]
                 try insert.execute(arguments)
+                wrote(rows: count, bytes: arguments.reduce(0) { $0 + $1.writtenByteCount })
                 listArguments = arguments
                 position += count
             }
@@ -259,9 +298,14 @@ public final class InterchangeWriter {
                     nanCount += 1
                 }
                 try statement.execute([.integer(owner), stored])
+                wrote(rows: 1, bytes: stored.writtenByteCount)
             }
         case (.map, .dictionary(let entries)):
-            for entry in entries { try statement.execute([.integer(owner), .text(entry.key), try element(entry.value)]) }
+            for entry in entries {
+                let value = try element(entry.value)
+                try statement.execute([.integer(owner), .text(entry.key), value])
+                wrote(rows: 1, bytes: entry.key.utf8.count + value.writtenByteCount)
+            }
         default:
             throw InterchangeError(className: className, property: property.storedName,
                                    reason: "a \(value.kindName) value for a \(property.collectionKind?.rawValue ?? "scalar") property")
@@ -309,5 +353,16 @@ public final class InterchangeWriter {
                                      collections: collections)
         statementsByClass[schema.className] = result
         return result
+    }
+}
+
+private extension DatabaseValue {
+    /// The bytes a text or blob value adds to a row (counted toward the next commit of a build).
+    var writtenByteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .blob(let bytes): bytes.count
+        default: 8
+        }
     }
 }

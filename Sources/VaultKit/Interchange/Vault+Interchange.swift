@@ -36,6 +36,7 @@ extension Vault {
                     let deferred = try createTables(schemas, on: db)
                     try db.execute(SystemTables.storeSchemaVersionSQL, arguments: [.integer(Int64(bitPattern: schemaVersion))])
                     let writer = try InterchangeWriter(database: db, schemas: schemas)
+                    writer.commitEvery = (rows: 100_000, bytes: 32 << 20)
                     try populate(writer)
                     for statement in deferred { try db.execute(statement) }
                     if let first = try db.fetchAll("PRAGMA foreign_key_check").first {
@@ -53,7 +54,13 @@ extension Vault {
         var deferred: [String] = []
         for schema in schemas {
             for statement in schema.creationSQL() {
-                if statement.hasPrefix("CREATE TABLE") { try db.execute(statement) } else { deferred.append(statement) }
+                // A list's order index grows at its end as rows arrive in order: built with them, its
+                // pages are committed with the rows (a build after the rows would hold them all at once).
+                if statement.hasPrefix("CREATE TABLE") || statement.contains("_order\" ON") {
+                    try db.execute(statement)
+                } else {
+                    deferred.append(statement)
+                }
             }
             try db.execute(SystemTables.replaceDefinitionSQL, arguments: [.text(schema.className), .text(schema.storedDefinition)])
             if schema.isModelClass {
