@@ -36,6 +36,7 @@ bench: dependencies postgresql
 	swift run -c release vault-bench notifications
 	swift run -c release vault-bench migration
 	swift run -c release vault-bench realm-import
+	@test -x /usr/bin/time || ! command -v apt-get >/dev/null || { sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; $$sudo apt-get install -y -qq time >/dev/null; }
 	swift build -c release --product vault && swift run -c release vault-bench json-import
 	swift run -c release vault-bench sync
 	cd Benchmarks && swift run -c release side-by-side
