@@ -76,7 +76,7 @@ enum VaultCreation {
         let temporaryPath = directory + "/" + temporaryPrefix(of: name) + suffix
         // Held from before the file exists until after it is gone: another import sees the
         // build as live (see removeAbandonedBuilds) for as long as it can be.
-        let building = try VaultUseLock.acquire(vaultPath: temporaryPath, mode: .shared)
+        let building = try lockBuild(at: temporaryPath)
         defer {
             for extra in temporaryExtras { unlink(temporaryPath + extra) }
             withExtendedLifetime(building) {}
@@ -114,10 +114,22 @@ enum VaultCreation {
             return directory + "/" + prefix + suffix.prefix(16)
         })
         for build in builds {
-            guard let lock = try? VaultUseLock.acquire(vaultPath: build, mode: .exclusive) else { continue }
+            // Held exclusively and still the build's own lock file: nobody is building there.
+            guard let lock = try? VaultUseLock.acquire(vaultPath: build, mode: .exclusive),
+                  lock.isLinked(forVault: build) else { continue }
             for extra in temporaryExtras { unlink(build + extra) }
             withExtendedLifetime(lock) {}
         }
+    }
+
+    /// The shared lock of a build at `temporaryPath`, on the lock file that is there (another
+    /// import may have removed the file between its creation and the lock: then again).
+    private static func lockBuild(at temporaryPath: String) throws -> VaultUseLock? {
+        for _ in 0..<8 {
+            guard let lock = try VaultUseLock.acquire(vaultPath: temporaryPath, mode: .shared) else { return nil }
+            if lock.isLinked(forVault: temporaryPath) { return lock }
+        }
+        throw VaultError.io(path: temporaryPath, detail: "cannot hold the lock file of the new vault (another process keeps removing it)")
     }
 
     /// fsync of a file no SQLite connection holds open.

@@ -32,6 +32,16 @@ final class VaultUseLock: @unchecked Sendable {
 
     static func lockPath(forVault path: String) -> String { path + ".lock" }
 
+    /// Whether the locked file is still the one at `vaultPath`'s lock path. A lock file that
+    /// another process may delete (a build's, see `VaultCreation.removeAbandonedBuilds`) can
+    /// be unlinked between its `open` and its `flock`: a lock on the unlinked file protects
+    /// nothing, so its holder checks this and takes the lock again.
+    func isLinked(forVault vaultPath: String) -> Bool {
+        var locked = stat(), named = stat()
+        guard fstat(descriptor, &locked) == 0, stat(Self.lockPath(forVault: vaultPath), &named) == 0 else { return false }
+        return locked.st_ino == named.st_ino && locked.st_dev == named.st_dev
+    }
+
     /// Takes the lock without waiting.
     /// - Returns: `nil` when the lock file cannot be created (a read-only directory);
     ///   the vault then opens without it.
