@@ -183,7 +183,7 @@ struct DocumentSchema {
 
     // MARK: Walking the objects
 
-    /// Pass 3's walk: every top-level object with its class and position, built whole.
+    /// Every top-level object with its class and position, built whole (a merge's walk).
     func forEachObject(in url: URL, _ body: (ObjectSchema, Int, JSONValue) throws -> Void) throws {
         try forEachObjectReader(in: url) { schema, position, reader in try body(schema, position, try reader.readValue()) }
     }

@@ -30,12 +30,12 @@ extension JSONValueDecoding {
         var values = [InterchangeValue](repeating: .null, count: objectSchema.properties.count)
         var index: [String: Int] = [:]
         for (offset, property) in objectSchema.properties.enumerated() { index[property.storedName] = offset }
-        var given = Set<Int>()
+        var given = Set<String>()
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(first: &first) {
             guard let offset = index[key] else { throw refuse(key, "the class declares no such property") }
-            given.insert(offset)
+            given.insert(key)
             let property = objectSchema.properties[offset]
             do {
                 if property.collectionKind != nil, !property.isEmbeddedLink {
@@ -52,10 +52,7 @@ extension JSONValueDecoding {
                 throw refuse(key, "a value repeats where values are unique (a set's elements)")
             }
         }
-        for (offset, property) in objectSchema.properties.enumerated() where !given.contains(offset) && !property.isLinkingObjects
-            && !property.isOptional && property.collectionKind == nil && property.type != .mixed {
-            throw refuse(property.storedName, "the object gives no value for this required property")
-        }
+        try Self.requireGiven(objectSchema, name: name) { given.contains($0.storedName) }
         return values
     }
 

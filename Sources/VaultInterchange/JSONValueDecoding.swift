@@ -122,13 +122,19 @@ struct JSONValueDecoding {
         }
         if complete {
             let given = Set(members.map(\.key))
-            for property in objectSchema.properties where !property.isLinkingObjects && !given.contains(property.storedName)
-                && !property.isOptional && property.collectionKind == nil && property.type != .mixed {
-                throw JSONImportError.invalidValue(className: objectSchema.className, object: name, property: property.storedName,
-                                                   reason: "the object gives no value for this required property")
-            }
+            try Self.requireGiven(objectSchema, name: name) { given.contains($0.storedName) }
         }
         return values
+    }
+
+    /// Refuses a new object that gives no value for a required property (a collection or a
+    /// mixed value may be left out: empty, or null); `isGiven` says which properties it gives.
+    static func requireGiven(_ objectSchema: ObjectSchema, name: String, isGiven: (Property) -> Bool) throws {
+        for property in objectSchema.properties where !property.isLinkingObjects && !property.isOptional
+            && property.collectionKind == nil && property.type != .mixed && !isGiven(property) {
+            throw JSONImportError.invalidValue(className: objectSchema.className, object: name, property: property.storedName,
+                                               reason: "the object gives no value for this required property")
+        }
     }
 
     /// A value that does not fit (the caller names the object and property).
