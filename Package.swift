@@ -53,9 +53,12 @@ let package = Package(
         ),
 
         // The storage core: connections, the page-sealing VFS, the file format and keys.
+        // Its test seams (the VFS's fault injection, the key rotation's stop point) are
+        // compiled into debug builds only: a release build carries none of them.
         .target(
             name: "VaultCore",
-            dependencies: ["CSQLite", "CSodium"]
+            dependencies: ["CSQLite", "CSodium"],
+            swiftSettings: [.define("VAULTKIT_TEST_SEAMS", .when(configuration: .debug))]
         ),
 
         // The object layer: Realm-style models over the encrypted core.
@@ -67,7 +70,7 @@ let package = Package(
             ]
         ),
 
-        // The operator's command-line tool (depends on the storage core only).
+        // Realm files into vaults: the reader's objects mapped onto a vault's schema and written.
         .target(
             name: "VaultRealmImport",
             dependencies: ["RealmFileReader", "VaultKit", "VaultCore"]
@@ -80,11 +83,17 @@ let package = Package(
             dependencies: ["VaultCore", "VaultKit", "CSodium",
                            .target(name: "COpenSSL", condition: .when(platforms: [.linux, .android]))]
         ),
+        // The canonical JSON document (import, merge, export) and CSV export.
         .target(
             name: "VaultInterchange",
             dependencies: ["VaultKit", "VaultCore"]
         ),
 
+        // The operator's command-line tool, a thin layer over the libraries. The key and file
+        // commands (keygen, info, verify, recover, rekey, rotate-key, schema, demo) use the storage
+        // core only; export and import use VaultInterchange (and VaultKit's schema); import-realm
+        // uses VaultRealmImport. `vault studio` and `vault port` run the companion tools built by
+        // the Server and Porting packages, as child processes: the CLI links neither.
         .executableTarget(
             name: "vault",
             dependencies: [

@@ -83,7 +83,7 @@ struct ConcurrencyTests {
         #expect(lines.last == "ids [1, 2, 3, 4, 100]")
     }
 
-    @Test("an actor-isolated vault is used across await points and its observers hear other threads' commits on the actor", .timeLimit(.minutes(1)))
+    @Test("an actor-isolated vault is used across await points and its observers hear other threads' commits on the actor", .timeLimit(.minutes(5)))
     func actorIsolatedVault() async throws {
         let configuration = threadingConfiguration(directory)
         try onNewThread { try seedBox(try Vault(configuration: configuration)) }
@@ -96,7 +96,7 @@ struct ConcurrencyTests {
         ])
     }
 
-    @Test("an asyncWrite whose block throws rolls back; one cancelled while it waits for the lock throws CancellationError and holds nothing", .timeLimit(.minutes(1)))
+    @Test("an asyncWrite whose block throws rolls back; one cancelled while it waits for the lock throws CancellationError and holds nothing", .timeLimit(.minutes(5)))
     func asyncWriteFailures() async throws {
         let configuration = threadingConfiguration(directory)
         let release = DispatchSemaphore(value: 0), held = DispatchSemaphore(value: 0)

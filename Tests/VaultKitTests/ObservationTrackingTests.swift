@@ -67,7 +67,7 @@ struct ObservationTrackingTests {
         #expect(box.items.map(\.id) == [1, 3, 9] && two.isInvalidated, "9 appended; 2 deleted, and so gone from the list")
     }
 
-    @Test("on an actor-isolated vault the change arrives by itself, with no refresh()", .timeLimit(.minutes(1)))
+    @Test("on an actor-isolated vault the change arrives by itself, with no refresh()", .timeLimit(.minutes(5)))
     func actorDelivery() async throws {
         let configuration = trackingConfiguration(directory)
         try onNewThread { try seedBox(try Vault(configuration: configuration)) }

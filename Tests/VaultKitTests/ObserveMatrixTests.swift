@@ -149,7 +149,7 @@ struct ObserveMatrixTests {
         object.invalidate()
     }
 
-    @Test("an actor's vault and async sequences hear the first write after they start", .timeLimit(.minutes(1)), arguments: StorageMode.allCases)
+    @Test("an actor's vault and async sequences hear the first write after they start", .timeLimit(.minutes(5)), arguments: StorageMode.allCases)
     func actorAndAsyncSequence(mode: StorageMode) async throws {
         let directory = try TemporaryDirectory("matrix-actor")
         let vaults = try MatrixVaults(mode, directory)

@@ -91,7 +91,7 @@ struct ThreadSafeReferenceTests {
         #expect(afterDelete == [true, true, true])
     }
 
-    @Test("a reference handed to another actor resolves there and writes; the vault there is the actor's", .timeLimit(.minutes(1)))
+    @Test("a reference handed to another actor resolves there and writes; the vault there is the actor's", .timeLimit(.minutes(5)))
     func referenceAcrossActors() async throws {
         let configuration = threadingConfiguration(directory)
         let reference = try onNewThread { () -> ThreadSafeReference<TItem> in
@@ -184,7 +184,7 @@ struct ThreadingExtrasTests {
         #expect(wrapper.wrappedValue == nil, "a reference that resolved to nil is dropped")
     }
 
-    @Test("Vault(configuration:actor:) confines the vault to the actor named", .timeLimit(.minutes(1)))
+    @Test("Vault(configuration:actor:) confines the vault to the actor named", .timeLimit(.minutes(5)))
     func explicitActor() async throws {
         let configuration = threadingConfiguration(directory)
         try onNewThread { try seedBox(try Vault(configuration: configuration)) }

@@ -21,7 +21,8 @@ public final class Statement {
     unowned let database: Database
     /// The bytes of the text and blob arguments bound now, which SQLite reads in
     /// place (`SQLITE_STATIC`) instead of copying each into an allocation of its
-    /// own (a `malloc` and a `free` per value: a tenth of an insert's time). It
+    /// own (a `malloc` and a `free` per value, a noticeable share of an insert:
+    /// Benchmarks/README.md, "Statement column reads and arguments"). It
     /// lives as long as the statement, grows when an argument needs more, and is
     /// zeroed when the statement is reset, so no stored value outlives the call
     /// that bound it here (SECURITY.md).
@@ -233,12 +234,13 @@ public final class Statement {
     /// Column `index` in its own storage class.
     ///
     /// Read through the column's `sqlite3_value`: each `sqlite3_column_*` call
-    /// checks the statement and the index and records a malloc failure (about
-    /// 56 instructions each, by callgrind), and a text column took three of
-    /// them; the value's own accessors skip those checks, so a column costs one
-    /// checked call. SQLite calls the value *unprotected*: its accessors take no
-    /// mutex, which is safe here because a connection is opened without one
-    /// (`SQLITE_OPEN_NOMUTEX`) and used by one thread at a time.
+    /// checks the statement and the index and records a malloc failure, and a
+    /// text column took three of them; the value's own accessors skip those
+    /// checks, so a column costs one checked call (see Benchmarks/README.md,
+    /// "Statement column reads and arguments"). SQLite calls the value
+    /// *unprotected*: its accessors take no mutex, which is safe here because a
+    /// connection is opened without one (`SQLITE_OPEN_NOMUTEX`) and used by one
+    /// thread at a time.
     @inline(__always)
     public func value(at index: Int) -> DatabaseValue { DatabaseValue(copying: borrowedValue(at: index)) }
 

@@ -50,11 +50,23 @@ public enum VaultMaintenance {
     }
 
     /// Rewraps on an open connection inside its write transaction.
-    static func installMasterKey(on db: Database, from currentKey: MasterKey, to newKey: MasterKey, stopBeforeErasingOldSlot: Bool = false) throws(VaultError) {
-        // Reading the schema proves the current key opens the vault's pages.
-        _ = try db.fetchOne("SELECT count(*) FROM sqlite_schema")
+    static func installMasterKey(on db: Database, from currentKey: MasterKey, to newKey: MasterKey) throws(VaultError) {
+        try installMasterKey(on: db, MasterKeyInstallation(currentKey: currentKey, newKey: newKey))
+    }
+
+    #if VAULTKIT_TEST_SEAMS
+    /// Test seam (debug builds only): rotates but stops before erasing the old key slot,
+    /// the state a crash between the two slot writes leaves.
+    static func installMasterKey(on db: Database, from currentKey: MasterKey, to newKey: MasterKey, stopBeforeErasingOldSlot: Bool) throws(VaultError) {
         let request = MasterKeyInstallation(currentKey: currentKey, newKey: newKey)
         request.stopBeforeErasingOldSlot = stopBeforeErasingOldSlot
+        try installMasterKey(on: db, request)
+    }
+    #endif
+
+    private static func installMasterKey(on db: Database, _ request: MasterKeyInstallation) throws(VaultError) {
+        // Reading the schema proves the current key opens the vault's pages.
+        _ = try db.fetchOne("SELECT count(*) FROM sqlite_schema")
         let status = withExtendedLifetime(request) {
             sqlite3_file_control(db.handle, "main", vaultkitFileControlInstallMasterKey, Unmanaged.passUnretained(request).toOpaque())
         }

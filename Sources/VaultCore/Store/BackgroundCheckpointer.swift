@@ -8,8 +8,8 @@ import Dispatch
 // automatic checkpoint runs inside the commit that crosses
 // `wal_autocheckpoint` pages: that commit pays for reading every WAL frame
 // (here: authenticating and decrypting it), sealing it again for the database
-// file, and syncing that file. On an update-heavy workload this was about 30 %
-// of commit time.
+// file, and syncing that file: on an update-heavy workload a large share of
+// commit time (see Benchmarks/README.md, "Background checkpoints").
 //
 // Here the writer connection has no automatic checkpoint. Its WAL hook
 // (sqlite.org/c3ref/wal_hook.html), which SQLite calls after each commit with
@@ -33,18 +33,18 @@ import Dispatch
 // (no checkpoint may overwrite what it reads), as with SQLite's own
 // checkpoints.
 //
-// With synchronous = FULL every commit waits for its own sync, and on the
-// development machine a checkpoint syncing the database file at the same
-// time slowed small commits by a quarter (the syncs compete for the disk). So
-// at FULL the checkpoint a small commit brings on stays inside it, as SQLite
-// runs it; only a *large* commit — one that by itself appended a quarter of
-// the threshold or more, the batch imports and bulk updates — hands its
-// checkpoint to the background connection. Such a commit would otherwise pay
-// for authenticating, decrypting, resealing and syncing every page it just
-// wrote a second time; measured on 10,000 random updates in one transaction
-// it was about a third of the write (see Benchmarks/README.md). The next
-// small commit that finds the WAL over the threshold waits (bounded) for
-// that checkpoint before checkpointing inline, so the WAL stays bounded.
+// With synchronous = FULL every commit waits for its own sync, and a
+// checkpoint syncing the database file at the same time slows small commits
+// (the syncs compete for the disk). So at FULL the checkpoint a small commit
+// brings on stays inside it, as SQLite runs it; only a *large* commit — one
+// that by itself appended a quarter of the threshold or more, the batch
+// imports and bulk updates — hands its checkpoint to the background
+// connection. Such a commit would otherwise pay for authenticating,
+// decrypting, resealing and syncing every page it just wrote a second time,
+// a large part of a bulk update's write (figures for both sides of this rule
+// in Benchmarks/README.md, "Background checkpoints"). The next small commit
+// that finds the WAL over the threshold waits (bounded) for that checkpoint
+// before checkpointing inline, so the WAL stays bounded.
 //
 // Crash safety is SQLite's: a checkpoint is an ordinary WAL checkpoint from
 // another connection of the same process, exactly what another process's

@@ -80,15 +80,15 @@ extension VaultDatabase {
         /// running, so that the bound holds on a slow disk too.
         ///
         /// With ``Synchronous/normal`` a commit never waits for the disk, and
-        /// moving every checkpoint out made single-object commits about 20 %
-        /// faster (53 vs 66 µs, one run). With ``Synchronous/full`` every commit
-        /// waits for its sync anyway, and a checkpoint syncing the database file
-        /// at the same time made small commits slower (375–416 vs 314–318 µs), so
-        /// there only a large commit (one that appended a quarter of
-        /// ``walAutocheckpointPages`` or more: a batch import, a bulk update)
-        /// leaves its checkpoint to the background; smaller ones checkpoint in
-        /// the commit, as SQLite runs them. Vault files only; in-memory vaults
-        /// checkpoint as SQLite does.
+        /// moving every checkpoint out makes single-object commits faster. With
+        /// ``Synchronous/full`` every commit waits for its sync anyway, and a
+        /// checkpoint syncing the database file at the same time makes small
+        /// commits slower (figures in Benchmarks/README.md, "Background
+        /// checkpoints"), so there only a large commit (one that appended a
+        /// quarter of ``walAutocheckpointPages`` or more: a batch import, a bulk
+        /// update) leaves its checkpoint to the background; smaller ones
+        /// checkpoint in the commit, as SQLite runs them. Vault files only;
+        /// in-memory vaults checkpoint as SQLite does.
         public var checkpointsInBackground = true
         /// Runs on every connection the vault opens, after VaultCore configured it:
         /// the place to register SQL functions and collations.

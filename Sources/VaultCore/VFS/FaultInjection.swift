@@ -12,6 +12,13 @@ import CSQLite
 // physical I/O, and the sync and lock pass-throughs). Unarmed — always, outside
 // the tests that arm it for their own directory — it costs one atomic load per
 // I/O call (the number of armed plans); the lock is taken only while a plan is armed.
+//
+// It exists in debug builds only (`VAULTKIT_TEST_SEAMS`, set by Package.swift for
+// the debug configuration). A release build compiles the inert version at the end
+// of this file: every hook is an inlined constant, so the VFS carries no plan, no
+// lock and no counter.
+
+#if VAULTKIT_TEST_SEAMS
 
 /// Makes a chosen I/O call on files under a directory fail (tests only).
 package enum FaultInjection {
@@ -125,3 +132,16 @@ package enum FaultInjection {
         }
     }
 }
+
+#else
+
+/// Release builds: the hooks the VFS calls, each a constant the optimizer removes.
+enum FaultInjection {
+    /// The kinds of I/O call the VFS reports.
+    enum Call { case read, write, sync, truncate, fileSize, lock }
+
+    @inline(__always) static func didSync(_ path: String) {}
+    @inline(__always) static func failure(_ call: Call, path: String) -> Int32? { nil }
+}
+
+#endif

@@ -11,8 +11,10 @@ final class MasterKeyInstallation {
     let currentKey: MasterKey
     let newKey: MasterKey
     var failure: VaultError?
-    /// Test hook: stop after writing the new slot, before erasing the old one.
+    #if VAULTKIT_TEST_SEAMS
+    /// Test seam (debug builds only): stop after writing the new slot, before erasing the old one.
     var stopBeforeErasingOldSlot = false
+    #endif
 
     init(currentKey: MasterKey, newKey: MasterKey) {
         self.currentKey = currentKey
@@ -43,7 +45,9 @@ extension SealedFile {
             let target = 1 - activeIndex
             try header.installKey(dataKey: dataKey, masterKey: request.newKey, slotIndex: target, generation: active.generation + 1)
             try writeSlot(target, of: header)
+            #if VAULTKIT_TEST_SEAMS
             if request.stopBeforeErasingOldSlot { return SQLITE_OK }
+            #endif
             header.slots[activeIndex] = nil
             try writeSlot(activeIndex, of: header)
             return SQLITE_OK

@@ -73,7 +73,9 @@ final class SealedFile {
 
     func physicalWrite(_ buffer: UnsafeRawPointer, _ amount: Int, _ offset: Int64) -> Int32 {
         if let injected = FaultInjection.failure(.write, path: path) { return injected }
+        #if VAULTKIT_TEST_SEAMS
         if FaultInjection.isRecording(path) { recordUnsyncedWrite(amount, offset) }
+        #endif
         guard let xWrite = io.xWrite else { return SQLITE_IOERR_WRITE_CODE }
         let status = xWrite(wrapped, buffer, Int32(amount), offset)
         if status == SQLITE_OK { knownPhysicalSize = max(knownPhysicalSize, offset + Int64(amount)) }
@@ -90,6 +92,7 @@ final class SealedFile {
         return status
     }
 
+    #if VAULTKIT_TEST_SEAMS
     /// Power-loss simulation (tests only): what this write is about to replace.
     private func recordUnsyncedWrite(_ amount: Int, _ offset: Int64) {
         guard let xRead = io.xRead, let xFileSize = io.xFileSize else { return }
@@ -100,6 +103,7 @@ final class SealedFile {
         if present > 0 { _ = previous.withUnsafeMutableBytes { xRead(wrapped, $0.baseAddress, Int32(present), offset) } }
         FaultInjection.recordWrite(.init(path: path, offset: offset, count: amount, previous: previous, previousSize: size))
     }
+    #endif
 
     func physicalSize() -> (status: Int32, size: Int64) {
         if let injected = FaultInjection.failure(.fileSize, path: path) { return (injected, 0) }

@@ -6,9 +6,8 @@ import CSQLite
 // and each frame in two calls: its 24-byte header, then its page. Sealed in
 // place (SealedFileLayout: 63 frame headers share one page, then the 63
 // frames' pages follow), that was two `pwrite`s per frame, each to a
-// different place: 2,804 system calls for a transaction that changes 1,402
-// pages, about 2.2 µs each on the machine the benchmarks run on — a third of
-// the commit, more than the pages' sealing.
+// different place: two system calls per changed page, which took more of a
+// large commit than sealing the pages did (Benchmarks/README.md, "WAL write batch").
 //
 // A WAL handle therefore keeps the frames it seals in a *batch* (this file)
 // and writes them with few calls: the run of sealed frame headers (one page

@@ -42,30 +42,29 @@ extension Results {
         /// The batch read last; every member is an `Element` (checked as the batch is read).
         private var batch: [ObjectBase] = []
         private var batchPosition = 0
-        /// 64 objects: the batch's array (64 references) stays under the 1 KiB at
-        /// which glibc's malloc first merges its free lists, so a batch's freed
-        /// objects are reused by the next batch's from the fast free lists
-        /// (callgrind, iterating 200,100 objects: 1,462 M instructions with
-        /// batches of 256, 1,423 M with 64; each batch re-seeks its B-tree once).
+        /// 64 objects: the batch's array (64 references) must stay under the
+        /// 1 KiB at which glibc's malloc first merges its free lists, so that a
+        /// batch's freed objects are reused by the next batch's from the fast
+        /// free lists. Larger batches (256) made that request once per batch;
+        /// smaller ones re-seek the B-tree more often, which costs more than the
+        /// allocator saves (see Benchmarks/README.md, "Iteration batch sizes").
         private static var batchSize: Int { 64 }
-        /// Objects made from an image at a time: few enough that, with the previous
-        /// batch freed first, the batch's allocations (the model object and its
-        /// `ManagedObject`, and the strings its reads decode) come from and go back
-        /// to glibc's per-thread cache, which keeps seven blocks per size — even
-        /// when the model object and its `ManagedObject` fall in the same size
-        /// class (six blocks of one size a batch). With 64 (when each object also
-        /// had a row buffer), the rest took malloc's slower paths (callgrind, ten
-        /// loops over 20,010 objects, malloc's and free's own work 204 M
-        /// instructions with 64, 129 M with 6); once `@Persisted` wrappers shrank
-        /// and the benchmark's model object came to the `ManagedObject`'s size,
-        /// the filtered profile measured 433.3 M with 6 and 412.2 M with 3.
+        /// Objects made from an image at a time: 3, few enough that, with the
+        /// previous batch freed first, the batch's allocations (the model object
+        /// and its `ManagedObject`, and the strings its reads decode) come from
+        /// and go back to glibc's per-thread cache, which keeps seven blocks per
+        /// size — even when the model object and its `ManagedObject` fall in the
+        /// same size class (six blocks of one size a batch). Past seven blocks of
+        /// a size, the rest take malloc's slower paths; 6 was enough until model
+        /// objects shrank to the `ManagedObject`'s size class (see
+        /// Benchmarks/README.md, "Iteration batch sizes").
         private static var imageBatchSize: Int { 3 }
         /// Keyset iteration: the query, the smallest row id not read yet, the largest to read.
         private var keyset: (query: SQLFragment, from: Int64, largest: Int64)?
         /// The vault and the class, held here as well as in `results`: a client
         /// module runs this code unspecialised, where reading them through the
-        /// generic `Results` looks its type metadata up each time (callgrind: about
-        /// 330 instructions per object read from an image).
+        /// generic `Results` looks its type metadata up each time, once per object
+        /// handed out (see Benchmarks/README.md, "Iteration batch sizes").
         private let vault: Vault
         private let schema: ObjectSchema
         /// Iteration over a table image: the image (nil when not reading one), the
@@ -76,8 +75,8 @@ extension Results {
         }
         /// ``image``, not counted: `next()` reads it through this, so handing out an
         /// object from an image retains and releases nothing for the image (the
-        /// strong reference above keeps it alive; 1.5 % of the filtered profile's
-        /// instructions, callgrind).
+        /// strong reference above keeps it alive; see Benchmarks/README.md,
+        /// "Objects read from an image").
         private var imageReference: Unmanaged<TableImage>?
         private var imageRows: [Int]?
         private var imageNext = 0
@@ -171,10 +170,11 @@ extension Results {
         /// into the class's image (``readAhead(from:)``): a quarter of the rows
         /// the class likely has (its largest row id), at least a batch. A loop that stops before pays
         /// nothing more; one that stops just after pays for a scan of the other
-        /// three quarters without objects (about two thirds of what reading them
-        /// as objects would have cost, callgrind), so no early stop costs more
-        /// than about 2.2 times what it did; a loop that reads every row costs
-        /// about a seventh less (see TableImage.swift).
+        /// three quarters without objects (cheaper than reading them as objects),
+        /// so an early stop costs at worst a little over twice what it did, and a
+        /// loop that reads every row decodes each row once instead of twice (see
+        /// TableImage.swift, and Benchmarks/README.md, "Read-ahead at a quarter
+        /// of a class").
         private var isAtReadAheadPoint: Bool {
             guard let builder else { return false }
             return builder.rowCount >= Swift.max(Self.batchSize, builder.likelyRows / 4)

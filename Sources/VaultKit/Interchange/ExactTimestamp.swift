@@ -6,8 +6,10 @@ import VaultCore
 // VaultKit stores a Date as Date itself does: a Double of seconds since 2001
 // (REAL), so that comparisons, sorting and aggregates are plain SQL and every
 // Swift Date round-trips exactly. A Realm file stores a timestamp as whole
-// seconds since 1970 and nanoseconds, which a Double cannot always hold: near
-// 2026 a Double resolves about 119 ns, near 1900 about 477 ns.
+// seconds since 1970 and nanoseconds, which a Double cannot always hold: for
+// dates from about 2018 to 2035 a Double resolves about 119 ns, from about
+// 1865 to 1933 about 477 ns (its step doubles with each doubling of the
+// distance from 2001).
 //
 // Imported and exported data must come back to the nanosecond, so a vault
 // keeps the timestamps a Double cannot spell in a side table:

@@ -207,7 +207,7 @@ public final class InterchangeWriter {
 
     /// The Double a date is stored as, its exact timestamp recorded when the Double alone
     /// would not give it back. Two different dates of this write that share a Double (less
-    /// than its resolution apart: about 119 ns in 2026) are refused: the vault could keep
+    /// than its resolution apart: about 119 ns for present-day dates) are refused: the vault could keep
     /// only one of them exactly, and the other would silently read as it.
     private func recordDate(_ timestamp: VaultTimestamp, className: String, property: Property) throws -> Double {
         let stored = try ExactTimestamps.record(timestamp, with: timestampStatement)

@@ -66,8 +66,9 @@ final class ObjectTracking {
 /// Observation only compares key paths (an access and a later `willSet` must
 /// name the same one), so any stable key path per property will do. These
 /// need nothing from the getter: a getter that passed its own key path on
-/// would make Swift build that key path object on every read of every
-/// property, tracked or not (measured: one `swift_getKeyPath` per read).
+/// would make Swift build that key path object (a `swift_getKeyPath` call) on
+/// every read of every property, tracked or not (see Benchmarks/README.md,
+/// "Observation key paths").
 enum ObservedProperty {
     /// Built once for the first 64 indexes; larger ones are built per use.
     nonisolated(unsafe) private static let common: [KeyPath<ObjectBase, Int>] = (0..<64).map { \ObjectBase.[_vaultObservedProperty: $0] }

@@ -4,12 +4,12 @@ import VaultCore
 // MARK: - Compiled-query templates
 //
 // `vault.objects(Person.self).filter("email == %@", email)` runs in apps on
-// every keystroke and every screen. Parsing and compiling the text costs far
-// more than SQLite's own lookup through the index (about 20 µs for a
-// three-condition query against 3 µs for the statement), and the SQL is the
-// same every time: only the arguments change. So the first call of a query
-// shape (class, query text, the kinds of its arguments) makes a template, and
-// later calls only put their arguments into it.
+// every keystroke and every screen. Parsing and compiling the text costs
+// several times SQLite's own lookup through the index (Benchmarks/README.md,
+// "Query templates"), and the SQL is the same every time: only the arguments
+// change. So the first call of a query shape (class, query text, the kinds of
+// its arguments) makes a template, and later calls only put their arguments
+// into it.
 //
 // Which bindings and which tree values come from which argument is found by
 // compiling the query a second time with sentinel arguments of the same kinds

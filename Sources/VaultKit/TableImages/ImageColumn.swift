@@ -336,8 +336,9 @@ struct ImageColumn {
 /// in a plain buffer the image owns, one per property (see
 /// ``TableImage/readers``), so that a read reaches the arrays through a pointer
 /// and borrows them: through the `ImageColumn` structs inside the image's
-/// array, each read retained and released about three arrays (callgrind). A
-/// property that is not a column has an empty reader (``absent``), never read.
+/// array, each read would retain and release several arrays (see
+/// Benchmarks/README.md, "Objects read from an image"). A property that is not
+/// a column has an empty reader (``absent``), never read.
 ///
 /// Besides ``value(at:)``, which gives the value as SQLite gave it, the typed
 /// reads give a value of the column's kind without building a `DatabaseValue`

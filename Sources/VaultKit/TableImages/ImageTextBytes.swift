@@ -5,14 +5,15 @@ import Foundation
 /// holding it goes).
 ///
 /// Why not a `[UInt8]`: an object's getter reads its text from the image
-/// (``ImageColumnReader``), and reaching an array's bytes from there retained
-/// and released the array on every read (3.4 % of the filtered profile's
-/// instructions, callgrind). An array's buffer address may not be kept past
-/// `withUnsafeBufferPointer`; memory from `malloc` stays where it is until it is
-/// freed, so a reader may keep ``base`` for as long as it keeps this object,
-/// and a read is a pointer and two offsets. Growing by `realloc` also moves
-/// no bytes for a large column (the C library remaps the pages), where an
-/// array copies into a new buffer of twice the size, both held at once.
+/// (``ImageColumnReader``), and reaching an array's bytes from there retains
+/// and releases the array on every read. An array's buffer address may not be
+/// kept past `withUnsafeBufferPointer`; memory from `malloc` stays where it is
+/// until it is freed, so a reader may keep ``base`` for as long as it keeps
+/// this object, and a read is a pointer and two offsets, with no reference
+/// count touched (see Benchmarks/README.md, "Objects read from an image").
+/// Growing by `realloc` also moves no bytes for a large column (the C library
+/// remaps the pages), where an array copies into a new buffer of twice the
+/// size, both held at once.
 ///
 /// The bytes change only while the column is built (one owner, appending);
 /// a column copied while building (a struct copy) gets its own bytes before it

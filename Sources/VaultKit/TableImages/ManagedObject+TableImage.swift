@@ -12,9 +12,10 @@ import VaultCore
 // allocation and a few stores, and freeing it frees no values; a text value is
 // decoded when it is read (the `String` goes to the caller, as a copy from the
 // buffer would), so a loop that reads one property of each object pays for
-// that property only. Callgrind put copying the rows at about 40 % of a
-// filtered query's instructions per match: the row buffer's `malloc` and
-// `free`, every value decoded and written, and each value's destroy.
+// that property only. Copying the rows was the largest part of a filtered
+// query's cost per match: the row buffer's `malloc` and `free`, every value
+// decoded and written, and each value's destroy (Benchmarks/README.md,
+// "Objects read from an image").
 //
 // The values are the same: the image holds the row as of the image's version,
 // which is the object's version when it is made, and an image is valid for

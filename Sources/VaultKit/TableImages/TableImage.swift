@@ -6,10 +6,11 @@ import VaultCore
 // Realm's reads are memory reads: its file is mapped, its columns are arrays,
 // and a query is a loop over an array. VaultKit's rows live in an encrypted
 // B-tree, so every query is a statement that unseals pages, walks cells,
-// decodes records and tests each row, row by row: about 750 instructions per
-// row *scanned*, whatever the query keeps. A query that keeps one row in ten
-// pays that ten times per object it returns, which is why a filtered query
-// was several times Realm's per match when everything else was close.
+// decodes records and tests each row, row by row: a cost per row *scanned*,
+// whatever the query keeps. A query that keeps one row in ten pays that ten
+// times per object it returns, which is why a filtered query was several
+// times Realm's per match when everything else was close (see
+// Benchmarks/README.md, "Table images").
 //
 // A *table image* is a class's rows decoded once and kept in memory for the
 // version they were read at: the row ids in ascending order, and each row's
@@ -35,12 +36,12 @@ import VaultCore
 //   text), the builder becomes the class's image, and the loop goes on from
 //   the image, handing out objects that read their values from it. Each of
 //   those rows is decoded once instead of twice (into its object and into
-//   the builder): the benchmark's first loop over a class, −13.8 % of its
-//   instructions (callgrind, 21,000 objects: 145.3 M → 125.3 M). Reading
-//   ahead from the first batch on measured −18.5 %, but a loop stopping at
-//   its 65th object would then scan the whole class. A scan without objects
-//   costs about two thirds of reading the same rows as objects, so no loop
-//   that stops early costs more than about 2.2 times what it did. The
+//   the builder). The point is a quarter, not the first batch: reading ahead
+//   sooner saves a little more on a full loop, but a loop that stops at its
+//   65th object would then scan the whole class. A scan without objects
+//   costs less than reading the same rows as objects, so with a quarter a
+//   loop that stops early costs at worst a little over twice what it did
+//   (Benchmarks/README.md, "Read-ahead at a quarter of a class"). The
 //   read-ahead is not tried when the rows read so far say the class would
 //   pass the byte limit below; should its rows pass the limit after all, the
 //   builder is dropped and the loop goes on with the statement from where it

@@ -11,12 +11,15 @@ import VaultCore
 /// caches do.
 final class TableImageCache {
     /// The most an instance's images hold together, by their columns' estimates
-    /// (``ImageColumn/byteCount``): 16 MiB, about 230,000 rows of the benchmark's
-    /// six-property class (71 bytes a row).
+    /// (``ImageColumn/byteCount``): 16 MiB, about 230,000 rows of a six-property
+    /// class like the benchmarks' (71 bytes a row). It bounds what images add
+    /// to a vault instance's memory on top of its page caches (see
+    /// Benchmarks/README.md, "Table images").
     static let byteLimit = 16 * 1024 * 1024
     /// How many times one filtered `Results` of a class is read at one version
     /// before the class is read into an image: building one costs about two
-    /// filtered scans, so the third scan is where it starts to pay.
+    /// filtered scans, so the third scan is where it starts to pay (see
+    /// Benchmarks/README.md, "Table images").
     static let readsBeforeBuilding = 3
 
     @exclusivity(unchecked) private var images: [ObjectIdentifier: TableImage] = [:]

@@ -119,9 +119,9 @@ final class ManagedObject {
     ///
     /// The buffer comes from `malloc`, not `allocate(capacity:)`: on Linux the
     /// latter passes the element's alignment to the runtime, which then takes
-    /// glibc's `posix_memalign` path (about 230 instructions more per object
-    /// read, by callgrind), although `malloc`'s 16-byte alignment already
-    /// covers `DatabaseValue`'s 8.
+    /// glibc's slower `posix_memalign` path for every object read, although
+    /// `malloc`'s 16-byte alignment already covers `DatabaseValue`'s 8 (see
+    /// Benchmarks/README.md, "Row buffers").
     static func allocateRowStorage(for schema: ObjectSchema) -> UnsafeMutablePointer<DatabaseValue> {
         let count = max(schema.properties.count, 1)
         guard let raw = malloc(count * MemoryLayout<DatabaseValue>.stride) else {
@@ -143,13 +143,13 @@ final class ManagedObject {
     /// compiler destroys with code specialised for `DatabaseValue` (nothing for a
     /// number, one release for a text or blob). `deinitialize(count:)` hands the whole
     /// range to the runtime's generic array destroy, which goes through the type's
-    /// value witnesses per element: about 70 instructions more per six-column row
-    /// (callgrind), paid once per object read.
+    /// value witnesses per element, paid once per object read (see
+    /// Benchmarks/README.md, "Row buffers").
     @inline(__always)
     private static func destroyValues(_ storage: UnsafeMutablePointer<DatabaseValue>, count: Int) {
         for index in 0..<count {
             // Numbers and NULLs own nothing: only text and blobs go through the
-            // enum's destroy (an outlined call of about 45 instructions per value).
+            // enum's destroy (an outlined call per value).
             switch storage[index] {
             case .null, .integer, .real: continue
             case .text, .blob: _ = (storage + index).move()

@@ -13,9 +13,9 @@ import VaultCore
 // statement pays SQLite's fixed costs again: binding and resetting, opening a
 // cursor on the table and one on each index, a descent from the root to find
 // the row's place, closing the cursors when the statement halts. For a row of
-// a few columns those costs are about a third of the insert (stock SQLite on
-// this machine, 10,000 rows of six columns and one index: 2.5–2.6 µs a row one
-// statement each, 1.7–1.8 µs sixteen rows a statement). So a new row whose id
+// a few columns those costs are a large part of the insert (stock SQLite, one
+// statement a row against sixteen: Benchmarks/README.md, "Pending inserts,
+// sixteen rows a statement"). So a new row whose id
 // is known without SQLite waits, and up to sixteen go in one
 // `INSERT … VALUES (…), (…), …`: SQLite keeps its cursors open from one row to
 // the next, and appending a row after the last one it wrote needs no descent.
@@ -31,11 +31,10 @@ import VaultCore
 // Why only a key that is the row id: a waiting row's id must be known before
 // SQLite sees it, and elsewhere SQLite chooses it. VaultKit numbering such rows
 // itself was tried (one above the table's largest id, read once, and above
-// RowIDHighWater's mark) and measured on the benchmark's rows keyed by a
-// String: 1.4 % fewer instructions, no difference in time. An explicit row id
-// costs SQLite a descent of the table that its own numbering (append after the
-// last row) avoids, which takes back most of what sixteen rows a statement
-// save. Not worth a second way of numbering rows.
+// RowIDHighWater's mark) for String-keyed rows and gained nothing measurable in
+// time: an explicit row id costs SQLite a descent of the table that its own
+// numbering (append after the last row) avoids, which takes back most of what
+// sixteen rows a statement save. Not worth a second way of numbering rows.
 //
 // When they are sent, in the order added:
 //

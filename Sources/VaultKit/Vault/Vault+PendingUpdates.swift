@@ -32,10 +32,10 @@ import VaultCore
 // Why in row-id order: a loop that sets a property of many objects (updates
 // by key, in whatever order the app has them) touches rows all over the
 // table. Sent in row-id order, consecutive UPDATEs descend to the same or the
-// next leaf page, which is still in the processor's cache. For the benchmark's
-// 10,000 random updates of a 100,000-row table that is about a fifth of
-// SQLite's own time (Benchmarks/Scripts/plain-sqlite-updates.c, stock SQLite,
-// warm cache: 17.8–20.1 ms in random order, 13.6–15.1 ms in row-id order).
+// next leaf page, which is still in the processor's cache, and SQLite's own
+// time for scattered updates drops markedly (stock SQLite in both orders:
+// Benchmarks/Scripts/plain-sqlite-updates.c; figures in Benchmarks/README.md,
+// "Pending updates in row-id order").
 // Rows with one id (one row set again after others, rows of two classes)
 // are sent in the order they were set (the sort is stable), so the final
 // values are those the app set. No statement of another kind runs in
@@ -60,9 +60,9 @@ import VaultCore
 ///
 /// The first property set is kept inline and the rest in arrays, so the usual
 /// update — one property of a row, in a loop over many rows — allocates
-/// nothing: with two arrays here and a third for the statement's arguments it
-/// made four allocations an update (callgrind, 10,000 updates a transaction:
-/// about 1,000 instructions of about 25,000 each).
+/// nothing (with two arrays here and a third for the statement's arguments it
+/// made four allocations an update; see Benchmarks/README.md, "Pending updates
+/// in row-id order").
 struct PendingRowUpdate {
     let schema: ObjectSchema
     let rowID: Int64
@@ -195,7 +195,7 @@ extension Vault {
     static func rowOrder(_ rows: UnsafeBufferPointer<PendingRowUpdate>) -> [Int] {
         // Row ids below 2⁴⁷ (all VaultKit assigns) and positions below 2¹⁶ (the
         // pending rows are fewer) make one integer each, in the order wanted: a
-        // plain integer sort, a tenth of the instructions of a stable sort of pairs.
+        // plain integer sort, far cheaper than a stable sort of pairs.
         var packed: [UInt64] = []
         packed.reserveCapacity(rows.count)
         var ordered = true

@@ -124,7 +124,8 @@ extension Vault {
         schema.columnIndexes.withUnsafeBufferPointer { properties in
             // Each slot holds the NULL the storage was made with, which owns nothing:
             // initialised over, not assigned (an assignment first destroys the NULL
-            // through the enum's outlined destroy, about 20 instructions per column).
+            // through the enum's outlined destroy, a call per column for nothing;
+            // Benchmarks/README.md, "Row buffers").
             for (offset, property) in properties.enumerated() { (storage + property).initialize(to: statement.value(at: offset + 1)) }
         }
         object.manager = manager

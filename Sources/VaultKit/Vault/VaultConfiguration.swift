@@ -110,7 +110,8 @@ extension Vault {
         /// `withObservationTracking` (a SwiftUI view body, for one) that reads a
         /// property is told when a later version changes it. On by default on
         /// Apple platforms, off elsewhere; it costs a little on every read and
-        /// capture on every commit while on (see the observation-tracking figures in Benchmarks/README.md).
+        /// capture on every commit while on (see Benchmarks/README.md, "Objects
+        /// with Observation tracking").
         #if canImport(Darwin)
         public var observationTracking = true
         #else
