@@ -67,20 +67,12 @@ extension Vault {
         return try withDatabase { db in try schema.statement(.selectByPrimaryKey, on: db).fetchAll([primaryKey]).first?[0].int64 }
     }
 
-    /// Runs SQL on the vault's connection (the write transaction's, inside one):
-    /// for sync's own `_vaultkit_sync_` tables only.
-    public func syncExecute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
-        try withDatabase { db in try db.cachedStatement(sql).execute(arguments) }
-    }
-
-    /// Rows of a query on the vault's connection: for sync's own tables only.
-    public func syncFetch(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [[DatabaseValue]] {
-        try withDatabase { db in try db.cachedStatement(sql).fetchAll(arguments).map(\.values) }
-    }
-
-    /// Runs a batch of SQL statements (table creation): for sync's own tables only.
-    public func syncExecuteScript(_ sql: String) throws {
-        try withDatabase { db in try db.execute(sql) }
+    /// Lends the vault's connection (the write transaction's, inside one) to sync's
+    /// own table layer, which keeps its bookkeeping in `_vaultkit_sync_` tables written
+    /// in the same transactions as the objects. VaultKit runs no SQL it is handed:
+    /// every other operation of this interface is typed.
+    public func withSyncConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        try withDatabase(body)
     }
 
     /// A stored mixed value (a column or a collection element of an `AnyVaultValue` property) decoded.

@@ -55,29 +55,28 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
     }
 
     private func note(_ rows: CommittedRows, in vault: Vault) throws {
-        try vault.syncExecute("INSERT INTO _vaultkit_sync_pending(clock, rows) VALUES (?, ?)",
-                              [.integer(Int64(bitPattern: now() << 16)), .blob(Data(PendingRows.encode(rows)))])
+        try SyncTables(vault: vault).addPendingCommit(clock: now() << 16, rows: PendingRows.encode(rows))
     }
 
     /// Turns the noted commits into the device's next change set in the outbox
     /// (nothing when they changed nothing sync sees). Inside a write transaction.
     func finalize(in vault: Vault, classes: [String: SyncedClass]) throws {
-        let entries = try vault.syncFetch("SELECT clock, rows FROM _vaultkit_sync_pending ORDER BY id")
+        let tables = SyncTables(vault: vault)
+        let entries = try tables.pendingCommits()
         guard !entries.isEmpty else { return }
         var rows = CommittedRows()
         var clocks: [String: [Int64: UInt64]] = [:]
-        for entry in entries {
-            guard let clock = entry[0].int64, let blob = entry[1].data else { continue }
-            let noted = try PendingRows.decode([UInt8](blob))
+        for (clock, encoded) in entries {
+            let noted = try PendingRows.decode(encoded)
             for (className, rowIDs) in noted.inserted { rows.inserted[className, default: []].formUnion(rowIDs) }
             for (className, rowIDs) in noted.deleted { rows.deleted[className, default: []].formUnion(rowIDs) }
             for (className, written) in noted.written { rows.written[className, default: []].formUnion(written) }
             for (className, rowIDs) in noted.inserted.merging(noted.deleted, uniquingKeysWith: { $0.union($1) })
                 .merging(noted.written, uniquingKeysWith: { $0.union($1) }) {
-                for rowID in rowIDs { clocks[className, default: [:]][rowID] = UInt64(bitPattern: clock) }
+                for rowID in rowIDs { clocks[className, default: [:]][rowID] = clock }
             }
         }
-        try vault.syncExecute("DELETE FROM _vaultkit_sync_pending")
+        try tables.removePendingCommits()
         let store = SyncStateStore(vault: vault)
         var recorder = LocalRecorder(store: store, classes: classes, device: device, latest: try store.meta("clock") ?? 0,
                                      commitClock: { className, rowID in clocks[className]?[rowID] ?? 0 })
@@ -87,8 +86,7 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
         var dependencies = try store.applied()
         dependencies[device] = nil
         let changeSet = ChangeSet(author: device, sequence: sequence, dependencies: dependencies, operations: recorder.operations)
-        try vault.syncExecute("INSERT INTO _vaultkit_sync_outbox(sequence, changeset) VALUES (?, ?)",
-                              [.integer(Int64(bitPattern: sequence)), .blob(Data(try ChangeSetCodec.encode(changeSet)))])
+        try tables.addToOutbox(sequence: sequence, changeSet: try ChangeSetCodec.encode(changeSet))
         try store.setMeta("sequence", sequence)
         try store.setMeta("clock", recorder.latest)
         try store.flush()
@@ -98,7 +96,7 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
     func adoptUnrecordedObjects(_ vault: Vault) throws {
         var rows = CommittedRows()
         for className in try SyncedClass.all(in: vault).keys.sorted() {
-            let known = Set(try vault.syncFetch("SELECT row FROM _vaultkit_sync_objects WHERE class = ? AND row IS NOT NULL", [.text(className)]).compactMap { $0[0].int64 })
+            let known = try SyncTables(vault: vault).knownRows(className: className)
             let unknown = try vault.storedRowIDs(className: className).filter { !known.contains($0) }
             if !unknown.isEmpty { rows.inserted[className] = Set(unknown) }
         }

@@ -28,9 +28,8 @@ struct Inbox {
 
     /// Reads the change sets kept from earlier deliveries.
     mutating func load() throws {
-        for row in try store.vault.syncFetch("SELECT changeset FROM _vaultkit_sync_inbox") {
-            guard let blob = row[0].data else { continue }
-            let changeSet = try ChangeSetCodec.decode([UInt8](blob))
+        for encoded in try store.tables.inbox() {
+            let changeSet = try ChangeSetCodec.decode(encoded)
             let key = ChangeSetKey(device: changeSet.author, sequence: changeSet.sequence)
             stored.insert(key)
             add(changeSet)
@@ -66,13 +65,11 @@ struct Inbox {
         for device in advanced.sorted() {
             guard let sequence = applied[device] else { continue }
             try store.setApplied(device, sequence)
-            try store.vault.syncExecute("DELETE FROM _vaultkit_sync_inbox WHERE device = ? AND sequence <= ?",
-                                        [.integer(Int64(bitPattern: device.rawValue)), .integer(Int64(bitPattern: sequence))])
+            try store.tables.removeFromInbox(device: device, through: sequence)
         }
         for (key, changeSet) in waiting.sorted(by: { $0.key < $1.key }) where !stored.contains(key) {
             let bytes = try ChangeSetCodec.encode(changeSet)
-            try store.vault.syncExecute("INSERT OR IGNORE INTO _vaultkit_sync_inbox(device, sequence, changeset) VALUES (?, ?, ?)",
-                                        [.integer(Int64(bitPattern: key.device.rawValue)), .integer(Int64(bitPattern: key.sequence)), .blob(Data(bytes))])
+            try store.tables.addToInbox(device: key.device, sequence: key.sequence, changeSet: bytes)
         }
     }
 

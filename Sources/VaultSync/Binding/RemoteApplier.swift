@@ -65,21 +65,19 @@ struct RemoteApplier {
     /// under `unknownClass:<name>`) and has now: rows are made for them by ``writeRows()``.
     /// Classes still unknown after this merge are recorded for a later one.
     mutating func adoptObjectsOfNewlyKnownClasses() throws {
-        for row in try vault.syncFetch("SELECT key FROM _vaultkit_sync_meta WHERE key >= 'unknownClass:' AND key < 'unknownClass;'") {
-            guard let name = row[0].string?.dropFirst("unknownClass:".count).description, classes[name] != nil else { continue }
-            for stateRow in try vault.syncFetch("SELECT state FROM _vaultkit_sync_objects WHERE class = ? AND row IS NULL", [.text(name)]) {
-                guard let blob = stateRow[0].data else { continue }
-                let (key, state) = try ObjectStateCoding.decode([UInt8](blob))
+        for name in try store.tables.unknownClasses() where classes[name] != nil {
+            for stored in try store.tables.objectStates(className: name, withRows: false) {
+                let (key, state) = try ObjectStateCoding.decode(stored)
                 if state.isPresent, before[key] == nil { before[key] = (state.incarnation, nil) }
             }
-            try vault.syncExecute("DELETE FROM _vaultkit_sync_meta WHERE key = ?", [.text("unknownClass:" + name)])
+            try store.tables.removeUnknownClass(name)
         }
     }
 
     /// Records the classes merged operations named that this vault does not have.
     func recordUnknownClasses() throws {
         for name in unknownClasses.sorted() {
-            try vault.syncExecute("INSERT OR IGNORE INTO _vaultkit_sync_meta(key, value) VALUES (?, 0)", [.text("unknownClass:" + name)])
+            try store.tables.addUnknownClass(name)
         }
     }
 

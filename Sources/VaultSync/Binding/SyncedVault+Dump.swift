@@ -68,9 +68,8 @@ extension SyncedVault {
     func stateDump() throws -> String {
         try renderClasses { vault, store, schema, synced in
             var objects: [(key: String, lines: [String])] = []
-            for row in try vault.syncFetch("SELECT state FROM _vaultkit_sync_objects WHERE class = ? AND row IS NOT NULL", [.text(schema.className)]) {
-                guard let blob = row[0].data else { continue }
-                let (key, state) = try ObjectStateCoding.decode([UInt8](blob))
+            for stored in try store.tables.objectStates(className: schema.className, withRows: true) {
+                let (key, state) = try ObjectStateCoding.decode(stored)
                 func isVisible(_ value: SyncValue) -> Bool {
                     if case .link(let reference) = value { return (try? store.isLive(reference)) ?? false }
                     return true

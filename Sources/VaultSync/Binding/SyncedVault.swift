@@ -46,7 +46,7 @@ public final class SyncedVault: Sendable {
         _ = try SyncedClass.all(in: vault)
         var device = SyncDeviceID(rawValue: 0)
         try vault.write {
-            try vault.syncExecuteScript(SyncTables.createSQL)
+            try SyncTables(vault: vault).create()
             let store = SyncStateStore(vault: vault)
             if let stored = try store.meta("device") {
                 device = SyncDeviceID(rawValue: stored)
@@ -88,10 +88,7 @@ public final class SyncedVault: Sendable {
             try applier.writeRows()
             try store.flush()
         }
-        return try vault.syncFetch("SELECT changeset FROM _vaultkit_sync_outbox ORDER BY sequence").map { row in
-            guard let blob = row[0].data else { throw SyncError.malformedChangeSet("an outbox entry without bytes") }
-            return try ChangeSetCodec.decode([UInt8](blob))
-        }
+        return try SyncTables(vault: vault).outbox().map(ChangeSetCodec.decode)
     }
 
     /// The outbox sealed for upload. A change set is sealed once and its envelope kept
@@ -104,18 +101,15 @@ public final class SyncedVault: Sendable {
         guard !pending.isEmpty else { return [] }
         let vault = try Vault(configuration: configuration)
         return try vault.write {
-            var kept: [UInt64: [UInt8]] = [:]
-            for row in try vault.syncFetch("SELECT sequence, envelope FROM _vaultkit_sync_sealed") {
-                if let sequence = row[0].int64, let envelope = row[1].data { kept[UInt64(bitPattern: sequence)] = [UInt8](envelope) }
-            }
+            let tables = SyncTables(vault: vault)
+            let kept = try tables.sealedEnvelopes()
             return try pending.map { changeSet in
                 // Kept only while it was sealed for this space (a vault synced to another space seals again).
                 if let envelope = kept[changeSet.sequence], envelope.count >= 24, Array(envelope[8..<24]) == sealer.space.bytes {
                     return SealedChangeSet(device: changeSet.author, sequence: changeSet.sequence, envelope: envelope)
                 }
                 let sealed = try sealer.seal(changeSet)
-                try vault.syncExecute("INSERT OR REPLACE INTO _vaultkit_sync_sealed(sequence, envelope) VALUES (?, ?)",
-                                      [.integer(Int64(bitPattern: changeSet.sequence)), .blob(Data(sealed.envelope))])
+                try tables.setSealedEnvelope(sequence: changeSet.sequence, envelope: sealed.envelope)
                 return sealed
             }
         }
@@ -125,8 +119,7 @@ public final class SyncedVault: Sendable {
     public func acknowledgeUploaded(through sequence: UInt64) throws {
         let vault = try Vault(configuration: configuration)
         try vault.write {
-            try vault.syncExecute("DELETE FROM _vaultkit_sync_outbox WHERE sequence <= ?", [.integer(Int64(bitPattern: sequence))])
-            try vault.syncExecute("DELETE FROM _vaultkit_sync_sealed WHERE sequence <= ?", [.integer(Int64(bitPattern: sequence))])
+            try SyncTables(vault: vault).removeUploaded(through: sequence)
         }
     }
 
@@ -174,15 +167,8 @@ public final class SyncedVault: Sendable {
             try applier.writeRows()
             try applier.recordUnknownClasses()
             try inbox.save()
-            for position in released {
-                try vault.syncExecute("DELETE FROM _vaultkit_sync_quarantine WHERE server_sequence = ?", [.integer(Int64(bitPattern: position))])
-            }
-            for entry in quarantined {
-                try vault.syncExecute(
-                    "INSERT OR REPLACE INTO _vaultkit_sync_quarantine(server_sequence, device, sequence, reason, envelope) VALUES (?, ?, ?, ?, ?)",
-                    [.integer(Int64(bitPattern: entry.serverSequence)), .integer(Int64(bitPattern: entry.device.rawValue)),
-                     .integer(Int64(bitPattern: entry.sequence)), .text(entry.reason), .blob(Data(entry.envelope))])
-            }
+            for position in released { try store.tables.release(quarantinedAt: position) }
+            for entry in quarantined { try store.tables.quarantine(entry) }
             try store.setMeta("clock", clock.latest)
             if let serverCursor { try store.setMeta("serverCursor", max(serverCursor, try store.meta("serverCursor") ?? 0)) }
             try store.flush()
@@ -211,13 +197,7 @@ public final class SyncedVault: Sendable {
     /// The change sets this device skipped because they did not authenticate, oldest first.
     public func quarantinedChangeSets() throws -> [QuarantinedChangeSet] {
         let vault = try Vault(configuration: configuration)
-        guard try !vault.syncFetch("SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_sync_quarantine'").isEmpty else { return [] }
-        return try vault.syncFetch("SELECT server_sequence, device, sequence, reason, envelope FROM _vaultkit_sync_quarantine ORDER BY server_sequence").compactMap { row in
-            guard let position = row[0].int64, let device = row[1].int64, let sequence = row[2].int64, let reason = row[3].string,
-                  let envelope = row[4].data else { return nil }
-            return QuarantinedChangeSet(serverSequence: UInt64(bitPattern: position), device: SyncDeviceID(rawValue: UInt64(bitPattern: device)),
-                                        sequence: UInt64(bitPattern: sequence), reason: reason, envelope: [UInt8](envelope))
-        }
+        return try SyncTables(vault: vault).quarantined()
     }
 
     /// How far this device has taken in the relay's log (stored with ``apply(_:serverCursor:quarantined:)``).
