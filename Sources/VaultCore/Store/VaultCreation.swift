@@ -122,12 +122,22 @@ enum VaultCreation {
         }
     }
 
-    /// The shared lock of a build at `temporaryPath`, on the lock file that is there (another
-    /// import may have removed the file between its creation and the lock: then again).
+    /// The shared lock of a build at `temporaryPath`, on the lock file that is there.
+    ///
+    /// Between this process creating the lock file and locking it, another process's
+    /// ``removeAbandonedBuilds(of:in:)`` may find the file unlocked, lock it exclusively
+    /// (the shared lock is then refused as `inUse`) and delete it (the lock taken is then
+    /// on a file no longer at the path). Either way the other process lets go within the
+    /// few system calls its deletion takes: wait a moment and lock a new file.
     private static func lockBuild(at temporaryPath: String) throws -> VaultUseLock? {
-        for _ in 0..<8 {
-            guard let lock = try VaultUseLock.acquire(vaultPath: temporaryPath, mode: .shared) else { return nil }
-            if lock.isLinked(forVault: temporaryPath) { return lock }
+        for attempt in 0..<64 {
+            do {
+                guard let lock = try VaultUseLock.acquire(vaultPath: temporaryPath, mode: .shared) else { return nil }
+                if lock.isLinked(forVault: temporaryPath) { return lock }
+            } catch VaultError.inUse {
+                // Held exclusively by a cleanup that is deleting it.
+            }
+            usleep(useconds_t(min(attempt + 1, 20) * 500))
         }
         throw VaultError.io(path: temporaryPath, detail: "cannot hold the lock file of the new vault (another process keeps removing it)")
     }
