@@ -61,7 +61,7 @@ struct ChangeLogTests {
         let url = directory.file("l.vault")
         let vault = try Vault(configuration: Vault.Configuration(fileURL: url, encryptionKey: testKey, objectTypes: [NItem.self, NOwner.self]))
         func loggedCount() throws -> Int64 {
-            try vault.database.read { db in try db.fetchOne("SELECT count(*) FROM _vaultkit_changes")?[0].int64 ?? -1 }
+            try vault.session.database.read { db in try db.fetchOne("SELECT count(*) FROM _vaultkit_changes")?[0].int64 ?? -1 }
         }
         let atOpen = try loggedCount()   // the schema's creation: an empty entry
         try vault.write { vault.add(NItem(1, "a")) }
@@ -72,7 +72,7 @@ struct ChangeLogTests {
         try vault.write { vault.add(NItem(2, "b")) }
         try vault.write { vault.object(ofType: NItem.self, forPrimaryKey: 1)?.score = 7 }
         #expect(try loggedCount() == atOpen + 2)
-        let entries = try vault.database.read { db in
+        let entries = try vault.session.database.read { db in
             try ChangeLog.entries(after: vault.commitSequence - 2, through: vault.commitSequence, on: db, schemas: vault.schema(named:))
         }
         let decoded = try #require(entries)

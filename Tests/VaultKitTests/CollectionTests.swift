@@ -107,7 +107,7 @@ struct CollectionTests {
         user.previousAddresses.append(Address(value: ["city": "Tromsø"]))
         try vault.write { vault.add(user) }
         func embeddedCount() throws -> Int64 {
-            try vault.database.read { db in try db.fetchOne("SELECT count(*) FROM Address")?[0].int64 ?? -1 }
+            try vault.session.database.read { db in try db.fetchOne("SELECT count(*) FROM Address")?[0].int64 ?? -1 }
         }
         #expect(try embeddedCount() == 3)
         #expect(user.address?.city == "Oslo")

@@ -90,7 +90,7 @@ struct CombineTests {
         try vault.write { vault.add(CTask(value: ["id": 3, "title": "three"])) }
         vault.refresh()
         #expect(received.values.count == 2, "no value after cancel")
-        #expect(vault.session.observations.allSatisfy { !$0.isActive } || vault.session.observations.isEmpty)
+        #expect(vault.session.observing.observations.allSatisfy { !$0.isActive } || vault.session.observing.observations.isEmpty)
     }
 
     @Test("changesetPublisher gives Realm's indices for insertions, modifications and deletions", arguments: StorageMode.writable)

@@ -58,7 +58,7 @@ struct FaultInjectionTests {
                     s.list.removeAll { (6...8).contains($0) }
                 },
                 { vault, s in for id in 21...40 { let name = String(repeating: "n\(id)", count: 200); vault.add(NItem(id, name)); s.items[id] = name } },
-                { vault, _ in try vault.database.checkpoint() },   // outside a transaction: see below
+                { vault, _ in try vault.session.database.checkpoint() },   // outside a transaction: see below
                 { vault, s in for item in try vault.objects(NItem.self).filter("id > 30").fetch() { vault.delete(item); s.items[item.id] = nil } },
             ]
             for (index, body) in steps.enumerated() {

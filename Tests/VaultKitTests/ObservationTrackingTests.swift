@@ -86,7 +86,7 @@ struct ObservationTrackingTests {
         try writeElsewhere(configuration) { $0.object(ofType: TItem.self, forPrimaryKey: 1)?.name = "x" }
         vault.refresh()
         #expect(!changed.withLock { $0 } && item.name == "x")
-        #expect(vault.session.tracking == nil)
+        #expect(vault.session.observing.tracking == nil)
     }
 }
 

@@ -160,7 +160,7 @@ struct PendingInsertTests {
     }
 
     /// Rows SQLite changed on the writer, read without sending what waits.
-    private func rowsSentSoFar(_ vault: Vault) -> Int { vault.borrowedWriter?.totalChangesCount ?? -1 }
+    private func rowsSentSoFar(_ vault: Vault) -> Int { vault.session.transaction.writer?.totalChangesCount ?? -1 }
 
     @Test("rows wait until sixteen, a query or the commit, and are stored exactly, whatever the count", arguments: [1, 15, 16, 17, 37, 100])
     func storedExactly(count: Int) throws {

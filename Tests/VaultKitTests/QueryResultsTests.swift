@@ -285,7 +285,7 @@ struct QueryResultsTests {
         let people = vault.objects(QPerson.self)
         func plan(_ results: Results<QPerson>) throws -> String {
             let sql = results.compiled.idQuery
-            return try vault.database.read { db in
+            return try vault.session.database.read { db in
                 try db.fetchAll("EXPLAIN QUERY PLAN " + sql.sql, arguments: sql.bindings).compactMap { $0.values.last?.string }.joined(separator: "; ")
             }
         }

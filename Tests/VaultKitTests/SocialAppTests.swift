@@ -127,6 +127,6 @@ struct SocialAppTests {
         #expect(vault.objects(Post.self).count == 16)
         #expect(grace.following.isEmpty)
         #expect(vault.objects(Comment.self).first { $0.text == "Thanks" }?.author == nil)
-        #expect(try vault.database.read { db in try db.fetchOne("SELECT count(*) FROM Address")?[0].int64 } == 2)
+        #expect(try vault.session.database.read { db in try db.fetchOne("SELECT count(*) FROM Address")?[0].int64 } == 2)
     }
 }

@@ -19,7 +19,7 @@ struct TableImageObjectTests {
     }
 
     static func image(of vault: Vault) -> TableImage? {
-        vault.session.tableImages.image(for: vault.objects(ImagedItem.self).schema, version: vault.contentVersion)
+        vault.session.tableImages.image(for: vault.objects(ImagedItem.self).schema, version: vault.session.checkedContentVersion)
     }
 
     @Test("objects from an image read from it, and copy their rows out when a write moves past it", arguments: StorageMode.writable)

@@ -53,7 +53,7 @@ struct TableImageTests {
         #expect(everything.count == 100)
         #expect(vault.session.tableImages.count == 1)
         let schema = vault.objects(ImagedItem.self).schema
-        #expect(vault.session.tableImages.image(for: schema, version: vault.contentVersion) != nil)
+        #expect(vault.session.tableImages.image(for: schema, version: vault.session.checkedContentVersion) != nil)
         // From the image now: the same objects, values, lists and links.
         let filtered = vault.objects(ImagedItem.self).filter(query)
         #expect(filtered.map(Self.describe) == expected)
@@ -69,13 +69,13 @@ struct TableImageTests {
         try Self.populate(vault)
         _ = Array(vault.objects(ImagedItem.self))
         let schema = vault.objects(ImagedItem.self).schema
-        let version = vault.contentVersion
+        let version = vault.session.checkedContentVersion
         #expect(vault.session.tableImages.image(for: schema, version: version) != nil)
         try vault.write {
             vault.object(ofType: ImagedItem.self, forPrimaryKey: 5)?.age = 35
             if let gone = vault.object(ofType: ImagedItem.self, forPrimaryKey: 31) { vault.delete(gone) }
         }
-        #expect(vault.session.tableImages.image(for: schema, version: vault.contentVersion) == nil)
+        #expect(vault.session.tableImages.image(for: schema, version: vault.session.checkedContentVersion) == nil)
         let ids = vault.objects(ImagedItem.self).filter("age >= 30 AND age < 40").map(\.id)
         #expect(ids == [5, 30] + Array(32...39) + Array(80...89))
         try vault.write {

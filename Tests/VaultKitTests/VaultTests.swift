@@ -129,7 +129,7 @@ struct VaultTests {
     func remapping() throws {
         let vault = try Vault(configuration: configuration(.encryptedFile, scratch, types: [Person.self]))
         try vault.write { vault.add(Person(firstName: "Ada")) }
-        let columns = try vault.database.read { db in
+        let columns = try vault.session.database.read { db in
             try db.fetchAll("SELECT name FROM pragma_table_info('Person')").compactMap { $0[0].string }
         }
         #expect(columns.contains("first_name") && !columns.contains("firstName"))
@@ -194,7 +194,7 @@ struct VaultTests {
             let vault = try Vault(configuration: config)
             try vault.write { vault.add(Person(firstName: "Ada")) }
             // Pretend an older version of Person had another column and no email.
-            try vault.database.write { db in
+            try vault.session.database.write { db in
                 try db.execute("UPDATE _vaultkit_schema SET definition = replace(definition, 'email string required indexed', 'nickname string optional plain') WHERE class_name = 'Person'")
             }
         }
@@ -360,11 +360,11 @@ struct DurabilitySettingTests {
         let directory = try TemporaryDirectory("durability-setting")
         var configuration = Vault.Configuration(fileURL: directory.file("d.vault"), encryptionKey: testKey, objectTypes: [TItem.self, TBox.self])
         let full = try Vault(configuration: configuration)
-        #expect(try full.database.withConnection { try $0.fetchOne("PRAGMA synchronous")?[0].int64 } == 2)
+        #expect(try full.session.database.withConnection { try $0.fetchOne("PRAGMA synchronous")?[0].int64 } == 2)
         configuration.durability = .normal
         let normal = try Vault(configuration: configuration)
         #expect(normal != full)
-        #expect(try normal.database.withConnection { try $0.fetchOne("PRAGMA synchronous")?[0].int64 } == 1)
+        #expect(try normal.session.database.withConnection { try $0.fetchOne("PRAGMA synchronous")?[0].int64 } == 1)
         try normal.write { normal.add(TItem(1, "fast")) }
         full.refresh()
         #expect(full.objects(TItem.self).count == 1)

@@ -35,7 +35,6 @@ public struct AnyVaultCollection<Element>: VaultCollection {
     public func thaw() -> AnyVaultCollection<Element>? { box.thaw() }
     public func value(forKey key: String) -> Any? { box.value(forKey: key) }
     public func setValue(_ value: Any?, forKey key: String) { box.setValue(value, forKey: key) }
-    public func _objectResults() -> Any? { box.objectResults() }
 
     /// Observes the wrapped collection; the changes carry this wrapper.
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (VaultCollectionChange<AnyVaultCollection<Element>>) -> Void) -> NotificationToken {
@@ -52,6 +51,10 @@ public struct AnyVaultCollection<Element>: VaultCollection {
     public static func _resolve(_ handover: _ThreadHandover, in vault: Vault) -> AnyVaultCollection<Element>? {
         handover.erasedResolve?(vault) as? AnyVaultCollection<Element>
     }
+}
+
+extension AnyVaultCollection: ObjectResultsProviding {
+    func objectResults() -> Any? { box.objectResults() }
 }
 
 /// The erased operations (a class, so that the wrapper stays one reference wide).
@@ -93,7 +96,7 @@ final class ConcreteVaultCollectionBox<C: VaultCollection>: AnyVaultCollectionBo
     }
     override func value(forKey key: String) -> Any? { base.value(forKey: key) }
     override func setValue(_ value: Any?, forKey key: String) { base.setValue(value, forKey: key) }
-    override func objectResults() -> Any? { base._objectResults() }
+    override func objectResults() -> Any? { (base as? any ObjectResultsProviding)?.objectResults() }
     override func isEqual(to other: any VaultCollection) -> Bool {
         guard let other = other as? C else { return false }
         return base == other

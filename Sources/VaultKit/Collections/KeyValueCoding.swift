@@ -40,20 +40,20 @@ extension LinkingObjects {
 
 // MARK: - VaultCollection conformances
 
-extension Results: VaultCollection {
-    public func _objectResults() -> Any? { self }
+extension Results: VaultCollection, ObjectResultsProviding {
+    func objectResults() -> Any? { self }
 }
 
-extension List: VaultCollection {
-    public func _objectResults() -> Any? { binding?.erasedResults(of: Element.self) }
+extension List: VaultCollection, ObjectResultsProviding {
+    func objectResults() -> Any? { binding?.erasedResults(of: Element.self) }
 }
 
-extension MutableSet: VaultCollection {
-    public func _objectResults() -> Any? { binding?.erasedResults(of: Element.self) }
+extension MutableSet: VaultCollection, ObjectResultsProviding {
+    func objectResults() -> Any? { binding?.erasedResults(of: Element.self) }
 }
 
-extension LinkingObjects: VaultCollection {
-    public func _objectResults() -> Any? { binding?.erasedResults(of: Element.self) }
+extension LinkingObjects: VaultCollection, ObjectResultsProviding {
+    func objectResults() -> Any? { binding?.erasedResults(of: Element.self) }
 }
 
 extension CollectionBinding {

@@ -23,7 +23,7 @@ public final class LinkingObjects<Element: Object>: RandomAccessCollection, Pers
     func adopt(_ binding: CollectionBinding) -> Bool {
         guard self.binding == nil, prototypeElements.isEmpty else { return false }
         self.binding = binding
-        cachedVersion = binding.vault.contentVersion &- 1
+        cachedVersion = binding.vault.session.checkedContentVersion &- 1
         return true
     }
     public static func _vaultDefaultValue() -> LinkingObjects<Element> { LinkingObjects() }
@@ -41,9 +41,9 @@ public final class LinkingObjects<Element: Object>: RandomAccessCollection, Pers
     private var elements: [Element] {
         guard let binding else { return prototypeElements }
         return binding.vault.exclusiveIfFrozen {
-            if cachedVersion != binding.vault.contentVersion {
+            if cachedVersion != binding.vault.session.checkedContentVersion {
                 cached = binding.vault.linkingObjects(binding).compactMap { $0 as? Element }
-                cachedVersion = binding.vault.contentVersion
+                cachedVersion = binding.vault.session.checkedContentVersion
             }
             return cached
         }

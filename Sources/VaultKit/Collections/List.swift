@@ -47,7 +47,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
         self.binding = binding
         storage = []
         cached = []
-        cachedVersion = binding.vault.contentVersion &- 1
+        cachedVersion = binding.vault.session.checkedContentVersion &- 1
         return true
     }
     public static func _vaultDefaultValue() -> List<Element> { List() }
@@ -62,12 +62,12 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, Pers
     }
 
     private func cachedEntries(_ binding: CollectionBinding) -> [(entryID: Int64, element: Element)] {
-        if cachedVersion != binding.vault.contentVersion {
+        if cachedVersion != binding.vault.session.checkedContentVersion {
             cached = binding.vault.collectionEntries(binding).compactMap { entry in
                 binding.vault.decodeElement(entry.value, as: Element.self, property: binding.property,
                                             entry: .listEntry(binding, entryID: entry.entryID)).map { (entry.entryID, $0) }
             }
-            cachedVersion = binding.vault.contentVersion
+            cachedVersion = binding.vault.session.checkedContentVersion
         }
         return cached
     }

@@ -24,10 +24,14 @@ extension Decimal: MinMaxType {}
 extension Decimal128: MinMaxType {}
 
 /// An optional element type, for aggregates over optional elements (Realm's `OptionalProtocol`).
+/// Public only because public extensions (`min()`/`max()` of optional elements,
+/// typed queries) are constrained by it.
+@_documentation(visibility: internal)
 public protocol _VaultOptionalValue {
     /// The wrapped type.
     associatedtype Wrapped
     /// The wrapped value, or nil.
+    @_documentation(visibility: internal)
     var _vaultWrapped: Wrapped? { get }
 }
 

@@ -191,7 +191,7 @@ extension Results {
         /// passed the limit after all (the builder is then dropped).
         private mutating func readAhead(from rowID: Int64) -> Bool {
             triedReadAhead = true
-            guard var collected = builder, collected.version == vault.contentVersion, collected.likelyRowsFit,
+            guard var collected = builder, collected.version == vault.session.checkedContentVersion, collected.likelyRowsFit,
                   let query = keyset?.query else { return false }
             builder = nil   // (one copy of the rows while they are added to)
             vault.collectRows(into: &collected, from: rowID)
@@ -217,7 +217,7 @@ extension Results {
         /// Every row was read (and collected, if a builder is collecting): the builder
         /// becomes the class's image if the vault is still at the version it read.
         private mutating func storeImage() {
-            if let builder, builder.version == vault.contentVersion, let image = builder.image() {
+            if let builder, builder.version == vault.session.checkedContentVersion, let image = builder.image() {
                 vault.session.tableImages.store(image)
             }
             builder = nil
@@ -225,7 +225,7 @@ extension Results {
 
         /// Adds a batch's rows to the image being built, or gives up on it if the version moved.
         private mutating func collect(_ objects: [ObjectBase]) {
-            guard builder?.version == vault.contentVersion else {
+            guard builder?.version == vault.session.checkedContentVersion else {
                 builder = nil
                 return
             }
@@ -239,7 +239,7 @@ extension Results {
         private mutating func nextFromImage() -> Element? {
             guard let imageReference else { return nil }
             // A retired image (dropped by the cache to stay inside its byte limit) has freed its rows.
-            let version = vault.contentVersion
+            let version = vault.session.checkedContentVersion
             guard imageReference._withUnsafeGuaranteedRef({ $0.version == version && !$0.isRetired }) else { return leaveImage() }
             if batchPosition == batch.count {
                 let count = imageRows?.count ?? imageReference._withUnsafeGuaranteedRef { $0.count }

@@ -6,8 +6,10 @@ import VaultCore
 /// ``AnyVaultValue`` (its numbers) and their optionals (nil is skipped).
 public protocol AddableType: PersistableValue {
     /// The value as a Decimal; nil for nil (and for a mixed value that is not a number).
+    @_documentation(visibility: internal)
     var _vaultDecimalValue: Decimal? { get }
     /// A sum of values of this type, as this type.
+    @_documentation(visibility: internal)
     static func _vaultSum(_ sum: Decimal, ofEmptyUnmanaged isEmptyUnmanaged: Bool) -> Self
 }
 

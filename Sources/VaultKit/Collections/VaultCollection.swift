@@ -24,8 +24,14 @@ public protocol VaultCollection: RandomAccessCollection, CustomStringConvertible
     func setValue(_ value: Any?, forKey key: String)
     /// Calls `block` with the collection's changes (see ``VaultCollectionChange``).
     func observe(keyPaths: [String]?, _ block: @escaping (VaultCollectionChange<Self>) -> Void) -> NotificationToken
-    /// VaultKit's own: the collection's objects as `Results<Element>` (boxed), nil for values.
-    func _objectResults() -> Any?
+}
+
+/// VaultKit's collections, whose objects can be queried as `Results` (every
+/// `VaultCollection` of VaultKit conforms; kept out of the public protocol).
+protocol ObjectResultsProviding {
+    /// The collection's objects as `Results<Element>` (boxed); nil for values and
+    /// for an unmanaged collection.
+    func objectResults() -> Any?
 }
 
 extension VaultCollection {
@@ -49,7 +55,7 @@ extension VaultCollection {
 extension VaultCollection where Element: ObjectBase {
     /// The collection's objects as live `Results` (stops the program for an unmanaged collection).
     var queryResults: Results<Element> {
-        guard let results = _objectResults() as? Results<Element> else {
+        guard let results = (self as? any ObjectResultsProviding)?.objectResults() as? Results<Element> else {
             preconditionFailure("Queries on a \(Self.self) need it to be managed by a vault: they run in the vault")
         }
         return results

@@ -150,7 +150,7 @@ extension VaultPublishers {
 }
 
 /// How the object or collection inside a change crosses to another scheduler.
-public struct ChangeHandover<Change> {
+struct ChangeHandover<Change> {
     let transfer: (Change) -> Transfer<Change>
 
     /// `upstream`'s changes, delivered on `scheduler` with their contents found again there.

@@ -7,7 +7,7 @@ import VaultCore
 
 extension VaultCollectionChange {
     /// What a value publisher emits for this change.
-    var emission: _VaultEmission<Collection> {
+    var emission: VaultEmission<Collection> {
         switch self {
         case .initial(let collection), .update(let collection, _, _, _): return .value(collection)
         case .error(let error): return .failed(error)
@@ -16,7 +16,7 @@ extension VaultCollectionChange {
 }
 
 extension VaultMapChange {
-    var emission: _VaultEmission<Collection> {
+    var emission: VaultEmission<Collection> {
         switch self {
         case .initial(let map), .update(let map, _, _, _): return .value(map)
         case .error(let error): return .failed(error)
@@ -25,7 +25,7 @@ extension VaultMapChange {
 }
 
 extension SectionedResultsChange {
-    var emission: _VaultEmission<Collection> {
+    var emission: VaultEmission<Collection> {
         switch self {
         case .initial(let sections), .update(let sections, _, _, _, _, _): return .value(sections)
         }

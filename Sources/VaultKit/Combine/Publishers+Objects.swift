@@ -6,7 +6,7 @@ import VaultCore
 
 extension ObjectChange {
     /// What a value publisher emits for this change.
-    var emission: _VaultEmission<T> {
+    var emission: VaultEmission<T> {
         switch self {
         case .change(let object, _): return .value(object)
         case .deleted: return .deleted

@@ -6,8 +6,8 @@ import VaultCore
 /// `RealmSubscribable`): objects, every collection, sectioned results and projections.
 public protocol VaultSubscribable {}
 
-/// What an observation tells a value publisher (VaultKit's own).
-public enum _VaultEmission<Value> {
+/// What an observation tells a value publisher.
+enum VaultEmission<Value> {
     /// The object or collection, at its first delivery or after a change.
     case value(Value)
     /// The object was deleted: the publisher finishes.
@@ -35,12 +35,12 @@ public enum VaultPublishers {
         /// Fails only when the observation does (the vault could not be read).
         public typealias Failure = Swift.Error
 
-        let observe: Observe<_VaultEmission<Subscribable>>
+        let observe: Observe<VaultEmission<Subscribable>>
         let queue: DispatchQueue?
         /// The vault's configuration, for handing values over to another scheduler.
         let configuration: Vault.Configuration?
 
-        init(configuration: Vault.Configuration?, queue: DispatchQueue? = nil, observe: @escaping Observe<_VaultEmission<Subscribable>>) {
+        init(configuration: Vault.Configuration?, queue: DispatchQueue? = nil, observe: @escaping Observe<VaultEmission<Subscribable>>) {
             self.configuration = configuration
             self.queue = queue
             self.observe = observe

@@ -24,9 +24,9 @@ extension Vault {
     /// changed since it last looked (the vault then keeps it); nil otherwise.
     func externalSchemaChange(on db: Database) throws -> VaultObjectError? {
         guard let cookie = try db.fetchOne("PRAGMA schema_version")?[0].int64 else { return nil }
-        if cookie == session.schemaCookie { return nil }
-        guard !schemasByName.isEmpty, try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil else {
-            session.schemaCookie = cookie
+        if cookie == session.schemas.cookie { return nil }
+        guard !session.schemas.byName.isEmpty, try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil else {
+            session.schemas.cookie = cookie
             return nil
         }
         var stored: [String: String] = [:]
@@ -34,7 +34,7 @@ extension Vault {
             if let name = row[0].string, let definition = row[1].string { stored[name] = definition }
         }
         var differences: [String] = []
-        for (className, schema) in schemasByName.sorted(by: { $0.key < $1.key }) where !isAbsent(className) {
+        for (className, schema) in session.schemas.byName.sorted(by: { $0.key < $1.key }) where !isAbsent(className) {
             guard let definition = stored[className] else {
                 differences.append("class \(className) was deleted by another process")
                 continue
@@ -44,13 +44,13 @@ extension Vault {
             }
         }
         guard !differences.isEmpty else {
-            session.schemaCookie = cookie
+            session.schemas.cookie = cookie
             return nil
         }
         let storedVersion = (try SchemaPlan.storedSchemaVersion(on: db)) ?? 0
         let change = VaultObjectError.migrationRequired(path: path, storedVersion: storedVersion, codeVersion: configuration.schemaVersion,
                                                         differences: ["another process changed the schema while this vault was open"] + differences)
-        session.externalSchemaChange = change
+        session.schemas.externalChange = change
         return change
     }
 }

@@ -45,15 +45,15 @@ enum SchemaChange {
     /// Creates, alters and migrates what registering `list` needs, in one transaction.
     static func apply(_ list: [ObjectSchema], to vault: Vault, runMigrationBlock: Bool) throws {
         let configuration = vault.configuration
-        if let writer = vault.borrowedWriter {
+        if let writer = vault.session.transaction.writer {
             // First use of a class inside a write: part of that transaction (only creating is possible there).
             let plan = try SchemaPlan(list, on: writer, codeVersion: configuration.schemaVersion)
             guard plan.toRebuild.isEmpty && plan.embeddingChanged.isEmpty else { throw plan.migrationRequiredError(path: vault.path) }
             try create(plan.toCreate, recordingTypesOf: list, on: writer)
-            vault.session.registeredInWrite.append(contentsOf: list.map(\.className))
+            vault.session.write.registered(list.map(\.className))
             return
         }
-        try vault.database.writeWithoutTransaction { db in
+        try vault.session.database.writeWithoutTransaction { db in
             try db.execute("PRAGMA foreign_keys = OFF")
             try db.execute("PRAGMA legacy_alter_table = ON")
             defer {

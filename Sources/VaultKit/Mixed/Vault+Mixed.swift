@@ -86,7 +86,7 @@ extension Vault {
     /// Every stored place a mixed value can be: (class, property, table, column).
     private var mixedHolders: [(schema: ObjectSchema, index: Int, table: String, column: String)] {
         var holders: [(ObjectSchema, Int, String, String)] = []
-        for schema in schemasByName.values where !isAbsent(schema.className) {
+        for schema in session.schemas.byName.values where !isAbsent(schema.className) {
             for (index, property) in schema.properties.enumerated() where property.type == .mixed && property.originProperty == nil {
                 if property.collectionKind == nil {
                     holders.append((schema, index, schema.tableName, property.columnSQL))
@@ -108,7 +108,7 @@ extension Vault {
             for holder in holders {
                 let property = holder.schema.properties[holder.index]
                 let isColumn = property.collectionKind == nil
-                if let capture = session.capture {
+                if let capture = session.write.capture {
                     let owner = isColumn ? "\"_vk_id\"" : "\"_vk_owner\""
                     let rows = try db.cachedStatement("SELECT DISTINCT \(owner) FROM \(holder.table) WHERE \(holder.column) >= x'08' AND \(holder.column) < x'0B' AND vk_mixed_links(\(holder.column), ?)").fetchAll([link])
                     for row in rows {

@@ -29,29 +29,39 @@ public enum PropertyType: String, Sendable, Equatable, Codable {
 /// You do not conform your own types to it, except through ``PersistableEnum``.
 /// Its requirements are underscored: they are the storage layer's witnesses
 /// (how a value becomes a column), not API for apps, and stay out of
-/// autocompletion on every `String` and `Int`.
+/// autocompletion on every `String` and `Int` and out of the documentation.
+/// They are public only because a public protocol's requirements are: the
+/// generic code of `List<Element>`, `@Persisted` and the like calls them.
 public protocol PersistableValue {
     /// The stored type.
+    @_documentation(visibility: internal)
     static var _vaultPropertyType: PropertyType { get }
     /// Whether `nil` is a value of this type.
+    @_documentation(visibility: internal)
     static var _vaultIsOptional: Bool { get }
     /// The value of a property declared without an initial value (Realm's: the
     /// type's `init()` — "now" for a `Date`, a new id for a `UUID` or an `ObjectId`),
     /// made when an unmanaged object first reads or stores it.
+    @_documentation(visibility: internal)
     static func _vaultDefaultValue() -> Self
     /// The value a column added by a migration holds in the objects stored before it
     /// (Realm's zero of the type: 1970-01-01 for a `Date`, all zero bytes for a `UUID`
     /// or an `ObjectId`); the same for every object.
+    @_documentation(visibility: internal)
     static var _vaultStorageZero: Self { get }
-    /// The column value of ``_vaultStorageZero``: for a custom type, its persisted
+    /// The column value of `_vaultStorageZero`: for a custom type, its persisted
     /// type's zero, so that no value of the custom type is made (a failable one
     /// may have none for it).
+    @_documentation(visibility: internal)
     static var _vaultStorageZeroEncoded: DatabaseValue { get }
     /// The value for a stored column value, or `nil` if it cannot be one.
+    @_documentation(visibility: internal)
     static func _vaultDecode(_ value: DatabaseValue) -> Self?
     /// The column value that stores `self`.
+    @_documentation(visibility: internal)
     var _vaultEncoded: DatabaseValue { get }
     /// The linked class, for links.
+    @_documentation(visibility: internal)
     static var _vaultLinkTarget: ObjectBase.Type? { get }
 }
 

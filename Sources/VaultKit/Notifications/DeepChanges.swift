@@ -61,7 +61,7 @@ enum DeepChanges {
         var visited = frontier
         for _ in 0..<maximumDepth where !frontier.isEmpty {
             var next: [String: Set<Int64>] = [:]
-            for schema in vault.schemasByName.values {   // unsorted: order does not matter here
+            for schema in vault.session.schemas.byName.values {   // unsorted: order does not matter here
                 for (index, property) in schema.properties.enumerated() where property.originProperty == nil {
                     guard let target = property.objectClassName, let targetRows = frontier[target], !targetRows.isEmpty else { continue }
                     let owners = owners(in: schema, propertyIndex: index, linkingTo: targetRows, vault: vault)

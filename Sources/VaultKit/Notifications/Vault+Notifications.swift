@@ -26,8 +26,8 @@ extension Vault {
     func register(_ observation: Observation) -> NotificationToken {
         refuseFrozenObservation()
         let session = self.session
-        if session.observations.isEmpty { startObserving() }
-        session.observations.append(observation)
+        if session.observing.observations.isEmpty { startObserving() }
+        session.observing.observations.append(observation)
         session.coordinator.observerAdded()
         // Fix the version the observation starts from.
         fixReadVersion()
@@ -58,24 +58,25 @@ extension Vault {
     /// Asks for a delivery soon: on the session's queue (the main queue for
     /// main-thread vaults, or the queue it is confined to), else at the next refresh().
     func scheduleDelivery() {
-        guard !session.deliveryScheduled else { return }
+        guard !session.observing.deliveryScheduled else { return }
         let box = QueuedSession(session)
-        session.deliveryScheduled = session.scheduler?.schedule { box.deliver() } ?? false
+        session.observing.deliveryScheduled = session.scheduler?.schedule { box.deliver() } ?? false
     }
 
     /// Delivers every pending change to this session's observations.
     func deliverNotifications() {
         let session = self.session
-        session.deliveryScheduled = false
-        guard !isInWriteTransaction, !session.isDelivering else { return }
-        session.isDelivering = true
-        defer { session.isDelivering = false }
-        session.observations.removeAll { !$0.isActive }
-        guard !session.observations.isEmpty else { return }
+        let observing = session.observing
+        observing.deliveryScheduled = false
+        guard !isInWriteTransaction, !observing.isDelivering else { return }
+        observing.isDelivering = true
+        defer { observing.isDelivering = false }
+        observing.observations.removeAll { !$0.isActive }
+        guard !observing.observations.isEmpty else { return }
         // Fix the version the blocks will read.
         fixReadVersion()
         let current = commitSequence
-        for observation in session.observations where observation.isActive && !(observation is VaultObservation) {
+        for observation in observing.observations where observation.isActive && !(observation is VaultObservation) {
             let changes = session.coordinator.changes(after: observation.deliveredSequence, through: current)
                 ?? loggedChanges(after: observation.deliveredSequence, through: current)
             observation.deliver(in: self, changes: changes)
@@ -99,9 +100,9 @@ extension Vault {
 
     /// Tells the vault-level observers.
     func notifyVaultObservers(_ notification: VaultNotification) {
-        for case let observation as VaultObservation in session.observations where observation.isActive {
+        for case let observation as VaultObservation in session.observing.observations where observation.isActive {
             // A commit made by `write(withoutNotifying:)` for this observation's token is not told (Realm's rule).
-            if case .didChange = notification, let token = observation.token, session.silencedTokens.contains(ObjectIdentifier(token)) { continue }
+            if case .didChange = notification, let token = observation.token, session.observing.silencedTokens.contains(ObjectIdentifier(token)) { continue }
             observation.notify(notification, self)
         }
     }
@@ -134,8 +135,8 @@ extension Vault {
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
         let before = commitSequence
-        session.silencedTokens = Set(tokens.map(ObjectIdentifier.init))
-        defer { session.silencedTokens = [] }
+        session.observing.silencedTokens = Set(tokens.map(ObjectIdentifier.init))
+        defer { session.observing.silencedTokens = [] }
         let result = try write(block)
         skipNotifications(of: tokens, committedAfter: before)
         return result
@@ -147,8 +148,8 @@ extension Vault {
     @available(*, noasync, message: "a write transaction holds the writer connection on this thread; use write(withoutNotifying:_:) instead")
     public func commitWrite(withoutNotifying tokens: [NotificationToken]) throws {
         let before = commitSequence
-        session.silencedTokens = Set(tokens.map(ObjectIdentifier.init))
-        defer { session.silencedTokens = [] }
+        session.observing.silencedTokens = Set(tokens.map(ObjectIdentifier.init))
+        defer { session.observing.silencedTokens = [] }
         try commitWrite()
         skipNotifications(of: tokens, committedAfter: before)
     }
@@ -157,7 +158,7 @@ extension Vault {
     private func skipNotifications(of tokens: [NotificationToken], committedAfter before: UInt64) {
         guard !tokens.isEmpty else { return }
         let skipped = Set(tokens.map(ObjectIdentifier.init))
-        for observation in session.observations where observation.isActive && observation.deliveredSequence == before {
+        for observation in session.observing.observations where observation.isActive && observation.deliveredSequence == before {
             guard let token = observation.token, skipped.contains(ObjectIdentifier(token)) else { continue }
             observation.rebaseline(in: self)
         }
@@ -178,7 +179,7 @@ private final class QueuedSession: @unchecked Sendable {
     func wake() {
         guard let session else { return }
         let vault = Vault(sharing: session)
-        if session.autorefresh {
+        if session.version.autorefresh {
             vault.refresh()
         } else {
             vault.notifyVaultObservers(.refreshRequired)

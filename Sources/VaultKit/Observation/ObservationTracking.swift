@@ -162,7 +162,7 @@ extension ManagedObject {
         } else {
             current = ObjectTracking(subject: subject)
             tracking = current
-            (vault.session.tracking ?? vault.trackingObservation()).add(self)
+            (vault.session.observing.tracking ?? vault.trackingObservation()).add(self)
         }
         current.registrar.access(subject, keyPath: ObservedProperty.keyPath(index))
     }
@@ -171,17 +171,17 @@ extension ManagedObject {
     func stopTracking() {
         guard tracking != nil else { return }
         tracking = nil
-        vault.session.tracking?.remove(self)
+        vault.session.observing.tracking?.remove(self)
     }
 }
 
 extension Vault {
     /// The session's tracking list, registered as an observation at first use.
     func trackingObservation() -> TrackingObservation {
-        if let existing = session.tracking { return existing }
+        if let existing = session.observing.tracking { return existing }
         let created = TrackingObservation()
-        session.tracking = created
-        session.trackingToken = register(created)
+        session.observing.tracking = created
+        session.observing.trackingToken = register(created)
         return created
     }
 }

@@ -159,8 +159,7 @@ struct QueryCompiler {
                 comparison = Comparison(lhs: comparison.rhs, op: .equal, rhs: comparison.lhs, options: comparison.options,
                                         quantifier: comparison.quantifier ?? .any, offset: comparison.offset)
             case .less, .lessOrEqual, .greater, .greaterOrEqual, .equal, .notEqual:
-                let flipped: [ComparisonOperator: ComparisonOperator] = [.less: .greater, .lessOrEqual: .greaterOrEqual, .greater: .less, .greaterOrEqual: .lessOrEqual]
-                comparison = Comparison(lhs: comparison.rhs, op: flipped[comparison.op] ?? comparison.op, rhs: comparison.lhs,
+                comparison = Comparison(lhs: comparison.rhs, op: comparison.op.mirrored ?? comparison.op, rhs: comparison.lhs,
                                         options: comparison.options, quantifier: comparison.quantifier, offset: comparison.offset)
             default:
                 throw QueryError("\(comparison.op.rawValue) needs the key path on its left", at: comparison.offset)
@@ -282,57 +281,38 @@ struct QueryCompiler {
         }
         let left = Self.collated(Self.fold(path.expression, options), type)
         let raw = path.expression
+        if let condition = ColumnCondition.lowering(op, encoded) {
+            return condition.sql(value: left, raw: raw)
+        }
+        // The string operators: they only ever run as SQL.
+        guard let value = encoded.first, !value.isNull else { return SQLFragment("0") }
+        let length: Int
+        switch value {
+        case .text(let text): length = text.unicodeScalars.count
+        case .blob(let data): length = data.count
+        default: length = 0
+        }
+        if length == 0 && op != .like { return "(" + raw + " IS NOT NULL)" }
+        if !options.isEmpty && op != .like {
+            // Folded matching in one call per row, without a folded copy of ASCII text.
+            let kind = op == .contains ? 1 : (op == .beginsWith ? 2 : 3)
+            return "(vk_match(\(kind), " + raw + ", ?, \(options.rawValue)) = 1)" + SQLFragment("", [value])
+        }
         switch op {
-        case .equal:
-            guard let value = encoded.first else { return SQLFragment("0") }
-            return value.isNull ? "(" + raw + " IS NULL)" : "(" + left + " = ?)" + SQLFragment("", [value])
-        case .notEqual:
-            guard let value = encoded.first else { return SQLFragment("1") }
-            return value.isNull ? "(" + raw + " IS NOT NULL)" : "(" + left + " IS NOT ?)" + SQLFragment("", [value])
-        case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard let value = encoded.first, !value.isNull else { return SQLFragment("0") }
-            return "(" + left + " \(op.rawValue) ?)" + SQLFragment("", [value])
-        case .between:
-            guard encoded.count == 2, !encoded[0].isNull, !encoded[1].isNull else { return SQLFragment("0") }
-            return "(" + left + " BETWEEN ? AND ?)" + SQLFragment("", encoded)
-        case .in:
-            let present = encoded.filter { !$0.isNull }
-            var parts: [SQLFragment] = []
-            if !present.isEmpty {
-                parts.append("(" + left + " IN (\(present.map { _ in "?" }.joined(separator: ", "))))" + SQLFragment("", present))
+        // Even the needle's length is bound: nothing derived from a value enters the SQL text.
+        case .beginsWith: return "(substr(" + left + ", 1, ?) = ?)" + SQLFragment("", [.integer(Int64(length)), value])
+        case .endsWith:
+            // Placeholders and bindings in text order (`left` may carry bindings of its own).
+            return "(length(" + left + SQLFragment(") >= ? AND substr(", [.integer(Int64(length))]) + left + SQLFragment(", ?) = ?)", [.integer(Int64(-length)), value])
+        case .contains: return "(instr(" + left + ", ?) > 0)" + SQLFragment("", [value])
+        default:
+            guard case .text(let pattern) = value else { throw QueryError("LIKE applies to strings; \(path.name) is Data", at: offset) }
+            let glob = Self.globPattern(fromLike: pattern)
+            // SQLite refuses longer patterns when the query runs (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): refuse them here.
+            guard glob.utf8.count <= Self.maximumPatternBytes else {
+                throw QueryError("the LIKE pattern has \(glob.utf8.count) bytes; SQLite accepts at most \(Self.maximumPatternBytes)", at: offset)
             }
-            if present.count != encoded.count { parts.append("(" + raw + " IS NULL)") }
-            return parts.isEmpty ? SQLFragment("0") : "(" + SQLFragment.joined(parts, separator: " OR ") + ")"
-        case .beginsWith, .endsWith, .contains, .like:
-            guard let value = encoded.first, !value.isNull else { return SQLFragment("0") }
-            let length: Int
-            switch value {
-            case .text(let text): length = text.unicodeScalars.count
-            case .blob(let data): length = data.count
-            default: length = 0
-            }
-            if length == 0 && op != .like { return "(" + raw + " IS NOT NULL)" }
-            if !options.isEmpty && op != .like {
-                // Folded matching in one call per row, without a folded copy of ASCII text.
-                let kind = op == .contains ? 1 : (op == .beginsWith ? 2 : 3)
-                return "(vk_match(\(kind), " + raw + ", ?, \(options.rawValue)) = 1)" + SQLFragment("", [value])
-            }
-            switch op {
-            // Even the needle's length is bound: nothing derived from a value enters the SQL text.
-            case .beginsWith: return "(substr(" + left + ", 1, ?) = ?)" + SQLFragment("", [.integer(Int64(length)), value])
-            case .endsWith:
-                // Placeholders and bindings in text order (`left` may carry bindings of its own).
-                return "(length(" + left + SQLFragment(") >= ? AND substr(", [.integer(Int64(length))]) + left + SQLFragment(", ?) = ?)", [.integer(Int64(-length)), value])
-            case .contains: return "(instr(" + left + ", ?) > 0)" + SQLFragment("", [value])
-            default:
-                guard case .text(let pattern) = value else { throw QueryError("LIKE applies to strings; \(path.name) is Data", at: offset) }
-                let glob = Self.globPattern(fromLike: pattern)
-                // SQLite refuses longer patterns when the query runs (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): refuse them here.
-                guard glob.utf8.count <= Self.maximumPatternBytes else {
-                    throw QueryError("the LIKE pattern has \(glob.utf8.count) bytes; SQLite accepts at most \(Self.maximumPatternBytes)", at: offset)
-                }
-                return "(" + left + " GLOB ?)" + SQLFragment("", [.text(glob)])
-            }
+            return "(" + left + " GLOB ?)" + SQLFragment("", [.text(glob)])
         }
     }
 

@@ -222,6 +222,18 @@ enum ComparisonOperator: String, Equatable {
 
     var isStringOperator: Bool { [.beginsWith, .endsWith, .contains, .like].contains(self) }
     var isOrdering: Bool { [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(self) }
+
+    /// The operator with its operands swapped (`3 < age` is `age > 3`); nil for one that cannot swap.
+    var mirrored: ComparisonOperator? {
+        switch self {
+        case .less: .greater
+        case .lessOrEqual: .greaterOrEqual
+        case .greater: .less
+        case .greaterOrEqual: .lessOrEqual
+        case .equal, .notEqual: self
+        case .beginsWith, .endsWith, .contains, .like, .between, .in: nil
+        }
+    }
 }
 
 /// `[c]`, `[d]`, `[cd]`.

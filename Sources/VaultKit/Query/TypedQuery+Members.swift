@@ -14,23 +14,29 @@ public struct StringOptions: OptionSet, Sendable {
 }
 
 /// String and optional String: the types typed string operators apply to.
+/// Public only because public extensions of ``Query`` are constrained by it.
+@_documentation(visibility: internal)
 public protocol _QueryString {}
 extension String: _QueryString {}
 extension Optional: _QueryString where Wrapped == String {}
 
 /// List, MutableSet and LinkingObjects in typed queries.
+/// Public only because public extensions of ``Query`` are constrained by it.
+@_documentation(visibility: internal)
 public protocol _QueryCollection {
     associatedtype QueryCollectionElement
 }
-extension List: _QueryCollection { public typealias QueryCollectionElement = Element }
-extension MutableSet: _QueryCollection { public typealias QueryCollectionElement = Element }
-extension LinkingObjects: _QueryCollection { public typealias QueryCollectionElement = Element }
+extension List: _QueryCollection { @_documentation(visibility: internal) public typealias QueryCollectionElement = Element }
+extension MutableSet: _QueryCollection { @_documentation(visibility: internal) public typealias QueryCollectionElement = Element }
+extension LinkingObjects: _QueryCollection { @_documentation(visibility: internal) public typealias QueryCollectionElement = Element }
 
 /// Map in typed queries.
+/// Public only because public extensions of ``Query`` are constrained by it.
+@_documentation(visibility: internal)
 public protocol _QueryMap {
     associatedtype QueryMapValue
 }
-extension Map: _QueryMap { public typealias QueryMapValue = Value }
+extension Map: _QueryMap { @_documentation(visibility: internal) public typealias QueryMapValue = Value }
 
 extension Query where T: _QueryString {
     /// `CONTAINS`.

@@ -69,6 +69,8 @@ extension Query where T: _QueryString {
 }
 
 /// Data and optional Data: the types typed binary operators apply to.
+/// Public only because public extensions of ``Query`` are constrained by it.
+@_documentation(visibility: internal)
 public protocol _QueryData {}
 extension Data: _QueryData {}
 extension Optional: _QueryData where Wrapped == Data {}

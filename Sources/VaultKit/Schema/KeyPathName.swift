@@ -85,6 +85,10 @@ extension ObjectSchema {
 /// `_name(for: \Person.dog?.name)` is `"dog.name"`, `_name(for: \Person.dogs[0].age)`
 /// is `"dogs.age"`. A key path that reads no `@Persisted` property is a
 /// programmer error and stops the program, as in Realm.
+///
+/// Public, and underscored, for source compatibility: RealmSwift apps call
+/// Realm's `_name(for:)` by that name (see the porting guide).
+@_documentation(visibility: internal)
 public func _name<T: ObjectBase>(for keyPath: PartialKeyPath<T>) -> String {
     do {
         guard let name = try ObjectSchema.schema(for: T.self).keyPathName(keyPath) else {

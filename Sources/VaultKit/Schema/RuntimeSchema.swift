@@ -129,6 +129,6 @@ extension Vault {
             guard try db.fetchOne(SystemTables.schemaTableExistsSQL) != nil else { return [] }
             return try db.fetchAll(SystemTables.selectClassNamesSQL).compactMap { $0[0].string }
         }) ?? []
-        return Schema(names.compactMap { name in schemasByName[name] ?? dynamicSchema(named: name) })
+        return Schema(names.compactMap { name in session.schemas.byName[name] ?? dynamicSchema(named: name) })
     }
 }

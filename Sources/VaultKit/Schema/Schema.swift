@@ -58,5 +58,5 @@ extension Property {
 extension Vault {
     /// The classes this vault has registered: those of `objectTypes`, or with
     /// `objectTypes` nil those found at open and used since (see <doc:Migrations>).
-    public var schema: Schema { Schema(schemasByName.values) }
+    public var schema: Schema { Schema(session.schemas.byName.values) }
 }

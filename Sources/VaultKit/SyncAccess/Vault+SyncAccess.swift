@@ -120,7 +120,7 @@ extension Vault {
     /// The object (class and row) that holds the embedded object `rowID` of
     /// `className`, in a to-one property, a list or a map; nil when none does.
     public func storedOwner(ofEmbedded className: String, rowID: Int64) throws -> (className: String, rowID: Int64)? {
-        for owner in schemasByName.values.sorted(by: { $0.className < $1.className }) {
+        for owner in session.schemas.byName.values.sorted(by: { $0.className < $1.className }) {
             for property in owner.properties where property.isEmbeddedLink && property.objectClassName == className {
                 let sql = property.collectionKind == nil
                     ? "SELECT \"_vk_id\" FROM \(owner.tableName) WHERE \(property.columnSQL) = ?"
@@ -145,7 +145,7 @@ extension Vault {
         guard let schema = storedSchema(named: className), let index = schema.index(ofProperty: name), schema.properties[index].isColumn else {
             throw VaultObjectError.invalidValue(className: className, property: name, reason: "no such stored property")
         }
-        session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: true)
+        session.write.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: true)
         try withDatabase { db in try schema.updateStatement(forProperty: index, on: db).execute([value, .integer(rowID)]) }
         bumpContentVersion()
     }

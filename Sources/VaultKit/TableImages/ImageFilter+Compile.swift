@@ -1,9 +1,9 @@
 import Foundation
 import VaultCore
 
-/// Building an ``ImageFilter`` from the query tree: the conditions
-/// `QueryCompiler.valueCondition` writes as SQL, for the comparisons of one
-/// column with values, and nil for everything else.
+/// Building an ``ImageFilter`` from the query tree: for the comparisons of one
+/// column with values, the ``ColumnCondition`` the compiler lowers them to (and
+/// renders as SQL), and nil for everything else.
 extension ImageFilter {
     /// The property types whose comparisons are plain SQL comparisons of the
     /// column (no collation, no SQL function).
@@ -30,9 +30,8 @@ extension ImageFilter {
         var (lhs, op, rhs) = (comparison.lhs, comparison.op, comparison.rhs)
         if case .value = lhs, case .keyPath = rhs {
             // `3 < age` is `age > 3`, as the compiler turns it.
-            let flipped: [ComparisonOperator: ComparisonOperator] = [.less: .greater, .lessOrEqual: .greaterOrEqual, .greater: .less, .greaterOrEqual: .lessOrEqual]
-            guard op.isOrdering || op == .equal || op == .notEqual else { return nil }
-            (lhs, op, rhs) = (rhs, flipped[op] ?? op, lhs)
+            guard let mirrored = op.mirrored else { return nil }
+            (lhs, op, rhs) = (rhs, mirrored, lhs)
         }
         guard case .keyPath(let path) = lhs, path.variable == nil, path.steps.count == 1 else { return nil }
         let name: String
@@ -53,36 +52,19 @@ extension ImageFilter {
             guard let value = try? compiler.encode(value, as: .scalar(property.type), name: property.name, offset: nil) else { return nil }
             encoded.append(value)
         }
-        // The compiler's choices, made on the encoded values (`isNull` is false for a NaN:
-        // it is bound, and SQLite makes it NULL, which `compare` reproduces).
-        switch op {
-        case .equal:
-            guard let value = encoded.first else { return .constant(false) }
-            return value.isNull ? .isNull(column) : .compare(column, .equal, value)
-        case .notEqual:
-            guard let value = encoded.first else { return .constant(true) }
-            return value.isNull ? .isNotNull(column) : .compare(column, .notEqual, value)
-        case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard let value = encoded.first, !value.isNull else { return .constant(false) }
-            let kind: Operator = switch op {
-            case .less: .less
-            case .lessOrEqual: .lessOrEqual
-            case .greater: .greater
-            default: .greaterOrEqual
-            }
-            return .compare(column, kind, value)
-        case .between:
-            guard encoded.count == 2, !encoded[0].isNull, !encoded[1].isNull else { return .constant(false) }
-            return .between(column, encoded[0], encoded[1])
-        case .in:
-            let present = encoded.filter { !$0.isNull }
-            var parts: [Node] = []
-            if !present.isEmpty { parts.append(.oneOf(column, present)) }
-            if present.count != encoded.count { parts.append(.isNull(column)) }
-            guard let first = parts.first else { return .constant(false) }
-            return parts.count == 1 ? first : .or(first, parts[1])
-        case .beginsWith, .endsWith, .contains, .like:
-            return nil
+        // The compiler's lowering of the comparison, made on the encoded values (`isNull` is false
+        // for a NaN: it is bound, and SQLite makes it NULL, which `compare` reproduces).
+        guard let condition = ColumnCondition.lowering(op, encoded) else { return nil }
+        switch condition {
+        case .constant(let holds): return .constant(holds)
+        case .isNull: return .isNull(column)
+        case .isNotNull: return .isNotNull(column)
+        case .compare(let op, let bound): return .compare(column, op, bound)
+        case .between(let low, let high): return .between(column, low, high)
+        case .oneOf(let present, let orNull):
+            let nullTest = Node.isNull(column)
+            guard !present.isEmpty else { return nullTest }
+            return orNull ? .or(.oneOf(column, present), nullTest) : .oneOf(column, present)
         }
     }
 

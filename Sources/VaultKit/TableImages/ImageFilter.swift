@@ -4,11 +4,13 @@ import VaultCore
 // MARK: - Filters a table image can test
 //
 // A `Results`' filters are compiled to SQL (QueryCompiler), and that SQL is
-// what a filter means. `ImageFilter` is a second reading of the same query
-// tree for the subset whose SQL is a comparison of a column of the queried
-// class with bound values: it builds the conditions `QueryCompiler.valueCondition`
-// builds, with the values `QueryCompiler.encode` encodes, and evaluates them
-// on decoded column values as SQLite does:
+// what a filter means. For the subset whose SQL is a comparison of a column of
+// the queried class with bound values, the compiler first lowers each
+// comparison to a `ColumnCondition` (the operator's meaning, decided once,
+// on the values `QueryCompiler.encode` encodes) and renders that as SQL.
+// `ImageFilter` takes the same lowering, keeps the query's AND, OR and NOT
+// around it, and evaluates it on decoded column values as SQLite evaluates
+// the rendered SQL:
 //
 // - Three-valued logic: a comparison with NULL is *unknown*; `AND`/`OR` follow
 //   SQL's truth tables; `NOT` is the compiler's `NOT coalesce(x, 0)` (an
@@ -40,10 +42,8 @@ struct ImageFilter {
         case `false` = 0, `true` = 1, unknown = 2
     }
 
-    /// The comparisons a column condition makes (`notEqual` is `IS NOT`).
-    enum Operator {
-        case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
-    }
+    /// The comparisons a column condition makes (`notEqual` is `IS NOT`): the compiler's.
+    typealias Operator = ColumnCondition.Operator
 
     indirect enum Node {
         case constant(Bool)

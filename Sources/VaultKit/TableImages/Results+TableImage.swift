@@ -81,7 +81,7 @@ extension Vault {
     /// version; nil when it would pass the images' byte limit.
     func readTableImage(_ schema: ObjectSchema) -> TableImage? {
         let largest = ObjectReader(vault: self).largestRowID(schema)
-        var builder = TableImageBuilder(schema: schema, version: contentVersion, limit: TableImageCache.byteLimit, expectedRows: Int(clamping: largest))
+        var builder = TableImageBuilder(schema: schema, version: session.checkedContentVersion, limit: TableImageCache.byteLimit, expectedRows: Int(clamping: largest))
         collectRows(into: &builder, from: Int64.min)
         return builder.image()
     }

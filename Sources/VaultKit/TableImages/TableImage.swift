@@ -54,7 +54,7 @@ import VaultCore
 //   the cheaper course.
 //
 // WHEN AN IMAGE IS DROPPED. An image is valid for exactly one content version
-// (`Vault.contentVersion`, which every write, every property set, every
+// (`VaultSession.contentVersion`, which every write, every property set, every
 // rollback and every advance to another commit moves), as the primary-key
 // cache is: there is nothing to patch and nothing to miss. The session frees
 // its images the moment its version moves (`VaultSession.contentVersion`'s

@@ -75,8 +75,8 @@ extension Vault {
                 precondition(count <= Int(clamping: limit), VaultObjectError.tooManyActiveVersions(count: count, limit: limit).description)
             }
             let frozen = VaultSession(freezing: session, snapshot: snapshot?.share())
-            frozen.commitSequence = sequence
-            if !readsFromSnapshots { try frozen.adoptMemoryCopy(of: database) }
+            frozen.version.commitSequence = sequence
+            if !session.readsFromSnapshots { try frozen.adoptMemoryCopy(of: session.database) }
             session.frozenSessions = session.frozenSessions.filter { $0.value.session != nil }
             session.frozenSessions[sequence] = WeakSessionReference(frozen)
             return frozen
@@ -87,10 +87,10 @@ extension Vault {
 
     /// The snapshot a frozen vault made now shares; `nil` for in-memory vaults.
     private func snapshotToFreeze() throws -> SharedSnapshot? {
-        guard readsFromSnapshots else { return nil }
+        guard session.readsFromSnapshots else { return nil }
         guard isInWriteTransaction else { return try currentSnapshot() }
         // While this connection holds the write lock, a new snapshot sees the last commit: the write's start.
-        let opened = try database.makeSnapshot()
+        let opened = try session.database.makeSnapshot()
         let sequence = try opened.read { db in try storedCommitSequence(on: db) }
         return SharedSnapshot(opened, pin: VersionPin(sequence, in: session.coordinator))
     }
@@ -99,8 +99,8 @@ extension Vault {
     func withFrozenDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         session.frozenLock.lock()
         defer { session.frozenLock.unlock() }
-        if let snapshot { return try snapshot.read(body) }
-        return try database.withConnection(body)
+        if let snapshot = session.version.snapshot { return try snapshot.read(body) }
+        return try session.database.withConnection(body)
     }
 
     /// Runs `body` alone among this frozen vault's readers (it fills caches

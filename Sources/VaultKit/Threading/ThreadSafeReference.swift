@@ -20,7 +20,8 @@ import VaultCore
 
 /// What a ``ThreadSafeReference`` carries: enough to find an object or
 /// collection again in another vault of the same file. VaultKit's own; you
-/// never make one.
+/// never make one. Public only because ``ThreadConfined``'s requirements name it.
+@_documentation(visibility: internal)
 public struct _ThreadHandover: @unchecked Sendable {
     // @unchecked: the fields are value data (names, row ids, query trees) and
     // immutable schemas; no vault, connection or live object is held.
@@ -91,8 +92,10 @@ public protocol ThreadConfined {
     /// The live counterpart on the calling thread, at the latest version; `nil` if deleted.
     func thaw() -> Self?
     /// VaultKit's own: what a reference to this carries.
+    @_documentation(visibility: internal)
     func _threadHandover() -> _ThreadHandover
     /// VaultKit's own: the thing `handover` describes, read through `vault`.
+    @_documentation(visibility: internal)
     static func _resolve(_ handover: _ThreadHandover, in vault: Vault) -> Self?
 }
 

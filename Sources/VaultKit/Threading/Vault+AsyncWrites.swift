@@ -36,7 +36,7 @@ extension Vault {
     /// accepted for Realm's signature; every commit is made durable on its own.
     @discardableResult
     public func commitAsyncWrite(allowGrouping: Bool = false, _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
-        let id = session.nextAsyncTransactionId()
+        let id = session.asyncWrites.nextId()
         let outcome: Swift.Error?
         do {
             try commitWrite()
@@ -55,7 +55,7 @@ extension Vault {
     /// - Throws: ``VaultObjectError/unknownAsyncTransaction(_:)`` when it is not pending.
     public func cancelAsyncWrite(_ asyncTransactionId: AsyncTransactionId) throws {
         session.verifyConfinement("a Vault")
-        guard session.pendingAsyncWrites.remove(asyncTransactionId) != nil else {
+        guard session.asyncWrites.cancel(asyncTransactionId) else {
             throw VaultObjectError.unknownAsyncTransaction(asyncTransactionId)
         }
     }
@@ -63,26 +63,25 @@ extension Vault {
     /// Whether asynchronous writes are waiting to run or running (inside an
     /// `asyncWrite`, `writeAsync` or `beginAsyncWrite` block too, as in Realm).
     public var isPerformingAsynchronousWriteOperations: Bool {
-        !session.pendingAsyncWrites.isEmpty || session.asyncWriteBlocksRunning > 0
+        session.asyncWrites.isBusy
     }
 
     /// Runs an asynchronous write's block, counted in ``isPerformingAsynchronousWriteOperations``.
     func runningAsyncWriteBlock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        session.asyncWriteBlocksRunning += 1
-        defer { session.asyncWriteBlocksRunning -= 1 }
+        session.asyncWrites.blockStarted()
+        defer { session.asyncWrites.blockEnded() }
         return try body()
     }
 
     private func enqueueAsyncWrite(commits: Bool, _ block: @escaping () -> Void, onComplete: ((Swift.Error?) -> Void)?) -> AsyncTransactionId {
         refuseFrozenWrite()
-        let id = session.nextAsyncTransactionId()
+        let id = session.asyncWrites.nextId()
         guard let scheduler = session.scheduler else {
             // A plain thread: nothing to come back to later.
             runAsyncWrite(commits: commits, block, onComplete: onComplete)
             return id
         }
-        session.pendingAsyncWrites.insert(id)
-        session.asyncWriteQueue.append(id)
+        session.asyncWrites.enqueue(id)
         let work = ConfinedTransfer((vault: self, block: block, onComplete: onComplete))
         let attempt = AsyncWriteAttempt(scheduler: scheduler) {
             let (vault, block, onComplete) = work.value
@@ -95,13 +94,12 @@ extension Vault {
     /// One try at a queued asynchronous write, in the vault's domain: false
     /// to be called again later (an earlier write is still queued, or the lock is busy).
     private func attemptAsyncWrite(id: AsyncTransactionId, commits: Bool, _ block: () -> Void, onComplete: ((Swift.Error?) -> Void)?) -> Bool {
-        guard session.pendingAsyncWrites.contains(id) else {
-            session.asyncWriteQueue.removeAll { $0 == id }
+        guard session.asyncWrites.pending.contains(id) else {
+            session.asyncWrites.finish(id)
             return true   // cancelled
         }
         // In order: an earlier queued write goes first.
-        session.asyncWriteQueue.removeAll { !session.pendingAsyncWrites.contains($0) }
-        guard session.asyncWriteQueue.first == id, !isInWriteTransaction else { return false }
+        guard session.asyncWrites.isNext(id), !isInWriteTransaction else { return false }
         do {
             guard try openWriteTransaction(waiting: false) else { return false }
         } catch {
@@ -126,8 +124,7 @@ extension Vault {
     }
 
     private func finishAsyncWrite(_ id: AsyncTransactionId) {
-        session.pendingAsyncWrites.remove(id)
-        session.asyncWriteQueue.removeAll { $0 == id }
+        session.asyncWrites.finish(id)
     }
 
     /// A write that runs at once (no domain to come back to).

@@ -155,7 +155,7 @@ extension Vault {
                      "asyncWrite needs a vault confined to an actor or the main actor (\(path)): open it with Vault.open() inside the actor, or use write { } on this thread")
         guard !isInWriteTransaction else { throw VaultObjectError.alreadyInWriteTransaction }
         let clock = ContinuousClock()
-        let deadline = clock.now + database.configuration.busyTimeout
+        let deadline = clock.now + session.database.configuration.busyTimeout
         var delay = Duration.milliseconds(1)
         var counted = false
         defer { if counted { session.coordinator.asyncWritersWaiting.withLock { $0 -= 1 } } }
@@ -165,7 +165,7 @@ extension Vault {
                 session.coordinator.asyncWritersWaiting.withLock { $0 += 1 }
             }
             guard clock.now < deadline else {
-                throw VaultObjectError.writeLockTimeout(path: path, seconds: Int(database.configuration.busyTimeout.components.seconds))
+                throw VaultObjectError.writeLockTimeout(path: path, seconds: Int(session.database.configuration.busyTimeout.components.seconds))
             }
             try await Task.sleep(for: delay)
             delay = Swift.min(delay * 2, .milliseconds(16))

@@ -54,7 +54,7 @@ final class ManagedObject {
     /// session's list of waiting rows names this object's owner, unretained.
     @exclusivity(unchecked) var waitsForInsert = false
     /// Whether the transaction that inserted this row rolled back.
-    var insertRolledBack: Bool { insertedInWrite != 0 && vault.session.rolledBackWrites.contains(insertedInWrite) }
+    var insertRolledBack: Bool { insertedInWrite != 0 && vault.session.write.rolledBackSerials.contains(insertedInWrite) }
     /// Whether reads take part in Observation (`Configuration.observationTracking`; never for frozen vaults).
     @usableFromInline let tracksObservation: Bool
     /// The object's `ObjectTracking` once a property was read, and its neighbours
@@ -93,8 +93,8 @@ final class ManagedObject {
     /// object's row is built this way, with no array in between.
     convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, adopting storage: UnsafeMutablePointer<DatabaseValue>) {
         self.init(vault: vault, schema: schema, rowID: rowID, storage: storage,
-                  version: vault.contentVersion, tracksObservation: vault.session.tracksObservation)
-        insertedInWrite = vault.session.writeSerial
+                  version: vault.session.checkedContentVersion, tracksObservation: vault.session.tracksObservation)
+        insertedInWrite = vault.session.write.serial
     }
 
     /// An object whose values are row `row` of `image` (at the image's version),
@@ -158,7 +158,7 @@ final class ManagedObject {
     }
 
     convenience init(vault: Vault, schema: ObjectSchema, rowID: Int64, values: [DatabaseValue]) {
-        self.init(vault: vault, schema: schema, rowID: rowID, version: vault.contentVersion, tracksObservation: vault.session.tracksObservation)
+        self.init(vault: vault, schema: schema, rowID: rowID, version: vault.session.checkedContentVersion, tracksObservation: vault.session.tracksObservation)
         // Over the fresh storage's NULLs, which own nothing (see materializeCurrentRow).
         for index in 0..<Swift.min(propertyCount, values.count) { (storage + index).initialize(to: values[index]) }
     }
@@ -181,7 +181,7 @@ final class ManagedObject {
     /// Takes freshly read values (a throwing read, see Vault+CheckedReads).
     func replaceValues(_ fresh: [DatabaseValue]) {
         replaceStorage(with: fresh)
-        version = vault.contentVersion
+        version = vault.session.checkedContentVersion
     }
 
     /// Remembers the instance of collection property `index` (see `collectionInstances`).
@@ -220,7 +220,7 @@ final class ManagedObject {
             vault.deferError(error)
             return
         }
-        version = vault.contentVersion
+        version = vault.session.checkedContentVersion
     }
 
     /// The stored value of property `index`, current.
@@ -318,6 +318,6 @@ final class ManagedObject {
         ensureFresh()
         vault.updateColumn(schema, rowID: rowID, primaryKey: schema.primaryKeyIndex.map { storage[$0] }, propertyIndex: index, value: encoded)
         storage[index] = encoded
-        version = vault.contentVersion
+        version = vault.session.checkedContentVersion
     }
 }

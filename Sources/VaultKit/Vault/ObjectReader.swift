@@ -12,7 +12,7 @@ struct ObjectReader {
     let vault: Vault
 
     /// The vault's content version: cached rows and counts are valid while it stays put.
-    var version: UInt64 { vault.contentVersion }
+    var version: UInt64 { vault.session.checkedContentVersion }
 
     /// Whether a class has no table (a read-only vault written without it): such results are empty.
     func isAbsent(_ className: String) -> Bool { vault.isAbsent(className) }

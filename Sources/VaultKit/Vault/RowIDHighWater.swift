@@ -71,9 +71,9 @@ extension Vault {
     /// Loads the marks of this vault's classes not loaded yet (at the start of a write transaction).
     func loadRowIDHighWater(on writer: Database) throws {
         let marks = session.coordinator.rowIDHighWater
-        let tables = marks.unloaded(schemasByName.keys)
+        let tables = marks.unloaded(session.schemas.byName.keys)
         for className in tables {
-            guard let schema = schemasByName[className] else { continue }
+            guard let schema = session.schemas.byName[className] else { continue }
             let largest = try writer.fetchOne("SELECT max(\"_vk_id\") FROM \(schema.tableName)")?[0].int64 ?? 0
             marks.load(className, largest: largest)
         }
@@ -86,7 +86,7 @@ extension Vault {
         if let key = schema.primaryKeyIndex, schema.properties[key].isRowIDKey { return rowID }
         guard let fresh = session.coordinator.rowIDHighWater.claim(schema.className, inserted: rowID) else { return rowID }
         try db.execute("UPDATE \(schema.tableName) SET \"_vk_id\" = ? WHERE \"_vk_id\" = ?", arguments: [.integer(fresh), .integer(rowID)])
-        session.capture?.renumberInsertedRow(table: schema.className, from: rowID, to: fresh)
+        session.write.capture?.renumberInsertedRow(table: schema.className, from: rowID, to: fresh)
         return fresh
     }
 }

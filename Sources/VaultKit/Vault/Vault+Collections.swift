@@ -47,7 +47,7 @@ extension Vault {
             let table = binding.owner.unquotedCollectionTableName(for: binding.property)
             for (position, entry) in entries.enumerated() {
                 if let id = entry.entryID {
-                    session.capture?.willMoveEntry(table: table, rowID: id)
+                    session.write.capture?.willMoveEntry(table: table, rowID: id)
                     try move.execute([.integer(Int64(position)), .integer(id)])
                 } else {
                     try insert.execute([.integer(binding.ownerRowID), .integer(Int64(position)), entry.value])
@@ -97,7 +97,7 @@ extension Vault {
 
     /// Change capture: the owner's collection property was written.
     func recordCollectionWrite(_ binding: CollectionBinding) {
-        session.capture?.willWrite(className: binding.owner.className, rowID: binding.ownerRowID,
+        session.write.capture?.willWrite(className: binding.owner.className, rowID: binding.ownerRowID,
                                    propertyIndexes: CollectionOfOne(binding.propertyIndex), isUpdateStatement: false)
     }
 

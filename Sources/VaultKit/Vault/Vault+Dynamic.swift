@@ -40,10 +40,10 @@ extension Vault {
     }
 
     private func makeDynamicSchema(named className: String) -> ObjectSchema? {
-        if let existing = session.dynamicSchemas[className] { return existing }
+        if let existing = session.schemas.dynamic[className] { return existing }
         guard let schema = schema(named: className) ?? runtimeSchema(named: className) else { return nil }
         let dynamic = ObjectSchema(copying: schema, materializingAs: DynamicObject.self)
-        session.dynamicSchemas[className] = dynamic
+        session.schemas.dynamic[className] = dynamic
         return dynamic
     }
 }

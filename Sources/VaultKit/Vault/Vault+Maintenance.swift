@@ -7,14 +7,14 @@ extension Vault {
     /// Authenticates every page SQLite reaches and runs its integrity check:
     /// the throwing way to find damage before a non-throwing read meets it.
     public func verify() throws {
-        try database.verify()
+        try session.database.verify()
     }
 
     /// Writes a compacted, encrypted copy to `fileURL`, under `encryptionKey` (or this vault's key).
     /// - Throws: ``Vault/Error`` (`.fileExists` when a file is at `fileURL`: nothing is overwritten).
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         do {
-            try database.writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
+            try session.database.writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
         } catch {
             throw Vault.Error.wrapping(error)
         }
@@ -34,7 +34,7 @@ extension Vault {
             guard configuration.inMemoryIdentifier == nil, let url = configuration.fileURL else {
                 throw VaultError.invalidConfiguration("writeCopy(configuration:) writes a file: give the configuration a fileURL (an in-memory vault cannot be a copy's destination)")
             }
-            try database.writeCopy(toFile: url, masterKey: try configuration.keyForCopy())
+            try session.database.writeCopy(toFile: url, masterKey: try configuration.keyForCopy())
         } catch {
             throw Vault.Error.wrapping(error)
         }
@@ -47,7 +47,7 @@ extension Vault {
     /// rebuilds it (`VACUUM`, through the encrypting VFS: every rebuilt page is
     /// sealed like any other) and truncates the write-ahead log.
     func compactOnLaunchIfAsked() throws {
-        guard let decide = configuration.shouldCompactOnLaunch, readsFromSnapshots else { return }
+        guard let decide = configuration.shouldCompactOnLaunch, session.readsFromSnapshots else { return }
         if configuration.readOnly {
             throw VaultError.invalidConfiguration("shouldCompactOnLaunch cannot be used with a read-only vault (compacting writes the file)")
         }
@@ -61,7 +61,7 @@ extension Vault {
         let usedBytes = Int((pageCount - freePages) * pageSize)
         guard decide(fileBytes, usedBytes) else { return }
         releaseSnapshot()
-        try database.writeWithoutTransaction { db in
+        try session.database.writeWithoutTransaction { db in
             try db.execute("VACUUM")
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }

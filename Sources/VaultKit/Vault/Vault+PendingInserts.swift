@@ -122,7 +122,7 @@ extension Vault {
     /// and narrow enough for two rows a statement.
     func insertCanWait(_ schema: ObjectSchema) -> Bool {
         guard schema.hasOnlyColumns, let key = schema.primaryKeyIndex, schema.properties[key].isRowIDKey else { return false }
-        return Self.insertRows(width: schema.columnIndexes.count) > 1 && borrowedWriter != nil
+        return Self.insertRows(width: schema.columnIndexes.count) > 1 && session.transaction.writer != nil
     }
 
     /// Leaves a new row to a multi-row INSERT (see the essay above); `row`: its
@@ -159,7 +159,7 @@ extension Vault {
         guard let pending = session.pendingInserts else { return }
         session.pendingInserts = nil
         pending.endWaiting()
-        guard let writer = borrowedWriter else {
+        guard let writer = session.transaction.writer else {
             deferError(VaultObjectError.notInWriteTransaction("adding \(pending.schema.className) objects"))
             return
         }

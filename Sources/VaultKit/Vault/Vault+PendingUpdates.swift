@@ -124,16 +124,16 @@ extension Vault {
     /// `primaryKey`: the row's primary key value (nil for a class without one),
     /// so the session's key cache can take the new value (see PrimaryKeyCache).
     func updateColumn(_ schema: ObjectSchema, rowID: Int64, primaryKey: DatabaseValue?, propertyIndex index: Int, value: DatabaseValue) {
-        guard deferredError == nil else { return }
+        guard session.write.deferredError == nil else { return }
         if let pending = session.pendingUpdate, !pending.isFor(schema, rowID: rowID) {
             session.pendingUpdate = nil
             session.pendingRows.append(pending)
             if session.pendingRows.count >= Self.pendingRowLimit {
                 sendPendingRows()
-                guard deferredError == nil else { return }
+                guard session.write.deferredError == nil else { return }
             }
         }
-        session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: true)
+        session.write.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: true)
         if var pending = session.pendingUpdate {
             session.pendingUpdate = nil   // keeps `pending`'s arrays uniquely referenced while it changes
             pending.set(index, to: value)
@@ -141,9 +141,9 @@ extension Vault {
         } else {
             session.pendingUpdate = PendingRowUpdate(schema: schema, rowID: rowID, property: index, value: value)
         }
-        let version = contentVersion
+        let version = session.checkedContentVersion
         if let primaryKey { session.primaryKeyCache.patch(schema, rowID: rowID, primaryKey: primaryKey, index: index, value: value, from: version, to: version &+ 1) }
-        contentVersion = version &+ 1
+        session.contentVersion = version &+ 1
     }
 
     /// Sends the new rows waiting for their INSERT, then every pending row update,
@@ -163,7 +163,7 @@ extension Vault {
         if session.pendingInserts != nil { sendPendingInserts() }
         let rows = session.pendingRows
         session.pendingRows = []
-        guard let writer = borrowedWriter else {
+        guard let writer = session.transaction.writer else {
             // Setters run only inside a write, which holds the writer: never drop a value silently.
             if let first = rows.first { deferError(VaultObjectError.notInWriteTransaction("setting \(first.schema.className) properties")) }
             return
@@ -178,7 +178,7 @@ extension Vault {
                     } else {
                         statement = try writer.cachedStatement(rows[position].schema.updateSQL(columns: rows[position].properties))
                     }
-                    session.capture?.willSendUpdate(className: rows[position].schema.className, rowID: rows[position].rowID)
+                    session.write.capture?.willSendUpdate(className: rows[position].schema.className, rowID: rows[position].rowID)
                     try rows[position].withArguments { arguments in try statement.execute(arguments) }
                 }
             }

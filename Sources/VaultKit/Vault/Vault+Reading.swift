@@ -48,7 +48,7 @@ extension Vault {
         if isAbsent(schema.className) { return nil }
         // Inside a write too: property sets patch it (see PrimaryKeyCache); other changes empty it.
         let cache = session.primaryKeyCache
-        let version = contentVersion
+        let version = session.checkedContentVersion
         if let cached = cache.lookup(schema, key, version: version) {
             return cached.map { materialize(schema, rowID: $0.rowID, values: $0.values) }
         }
@@ -60,7 +60,7 @@ extension Vault {
                 guard try statement.step() else { return nil }
                 return materializeCurrentRow(schema, statement, RowContext(vault: self))
             }
-            if version == contentVersion {
+            if version == session.checkedContentVersion {
                 let row = object?.manager.map { PrimaryKeyCache.Row(rowID: $0.rowID, values: Array(UnsafeBufferPointer(start: $0.storage, count: schema.properties.count))) }
                 cache.store(row, schema, key, version: version)
             }
@@ -108,7 +108,7 @@ extension Vault {
         let version: UInt64
         let tracksObservation: Bool
         init(vault: Vault) {
-            version = vault.contentVersion
+            version = vault.session.checkedContentVersion
             tracksObservation = vault.session.tracksObservation
         }
     }
@@ -141,14 +141,14 @@ extension Vault {
     /// The objects linking to a managed object through a LinkingObjects
     /// property: the backlink query of ``CompiledResults`` (there is one).
     func linkingObjects(_ binding: CollectionBinding) -> [ObjectBase] {
-        guard let originClass = binding.property.objectClassName, let origin = schemasByName[originClass] else { return [] }
+        guard let originClass = binding.property.objectClassName, let origin = session.schemas.byName[originClass] else { return [] }
         return Array(Results<ObjectBase>.all(vault: self, schema: origin, base: .linkingObjects(binding)))
     }
 
     /// The object of class `className` at `rowID`, or `nil` if it is gone.
     func object(className: String, rowID: Int64) -> ObjectBase? {
         // A class no model class registered: a DynamicObject, from the stored schema (RuntimeSchema).
-        guard let schema = schemasByName[className] ?? dynamicSchema(named: className), !isAbsent(className) else { return nil }
+        guard let schema = session.schemas.byName[className] ?? dynamicSchema(named: className), !isAbsent(className) else { return nil }
         switch loadRow(schema, rowID: rowID) {
         case .success(let values?): return materialize(schema, rowID: rowID, values: values)
         case .success(nil): return nil

@@ -36,7 +36,7 @@ extension Vault {
                     && db.fetchOne(SystemTables.selectCommitSequenceSQL) != nil && db.fetchOne(ChangeLog.tableExistsSQL) != nil
             }
             if !ready {
-                try database.write { db in try db.execute(SystemTables.createSQL) }
+                try session.database.write { db in try db.execute(SystemTables.createSQL) }
                 releaseSnapshot()
             }
         }
@@ -47,7 +47,7 @@ extension Vault {
 
     /// The schemas of every class reachable from `roots` that this vault has not registered yet.
     func unregisteredClosure(of roots: [ObjectBase.Type]) throws -> [ObjectSchema] {
-        try ObjectSchema.closure(of: roots, excluding: Set(schemas.keys))
+        try ObjectSchema.closure(of: roots, excluding: Set(session.schemas.byType.keys))
     }
 
     /// The Swift types of the classes the file stores, where their recorded names resolve in this process.
@@ -74,7 +74,7 @@ extension Vault {
         if configuration.readOnly {
             guard plan.toRebuild.isEmpty else { throw plan.migrationRequiredError(path: path) }
             // Nothing can be created; those classes simply have no objects.
-            absentClasses.formUnion(plan.toCreate.map(\.className))
+            session.schemas.registerAbsent(plan.toCreate.map(\.className))
             finishRegistering(list)
             return
         }
@@ -86,10 +86,7 @@ extension Vault {
     }
 
     private func finishRegistering(_ list: [ObjectSchema]) {
-        for schema in list {
-            schemas[ObjectIdentifier(schema.type)] = schema
-            schemasByName[schema.className] = schema
-        }
+        session.schemas.register(list)
     }
 
     /// Every backlink names a property of its origin class that links back.
@@ -97,7 +94,7 @@ extension Vault {
         for schema in list {
             for property in schema.properties {
                 guard let origin = property.originProperty, let originClass = property.objectClassName else { continue }
-                let originSchema = list.first { $0.className == originClass } ?? schemasByName[originClass]
+                let originSchema = list.first { $0.className == originClass } ?? session.schemas.byName[originClass]
                 guard let originSchema, let target = originSchema[origin], target.objectClassName == schema.className, target.originProperty == nil else {
                     throw VaultObjectError.invalidModel(className: schema.className, property: property.name,
                                                         reason: "originProperty '\(origin)' is not a property of \(originClass) that links to \(schema.className)")
@@ -112,14 +109,14 @@ extension Vault {
     /// from the code's — "migration required", naming the class and the differences).
     /// Adding objects goes through here, so inside a write the error is the write's.
     func registeredSchema(for type: ObjectBase.Type) throws -> ObjectSchema {
-        if let schema = schemas[ObjectIdentifier(type)] { return schema }
+        if let schema = session.schemas.byType[ObjectIdentifier(type)] { return schema }
         precondition(type != DynamicObject.self, "DynamicObject is not a model class: use vault.dynamicObjects(\"ClassName\")")
         guard configuration.objectTypes == nil else { throw VaultObjectError.unknownType(String(describing: type)) }
         // A frozen vault's schema is the live vault's at the freeze (read from any thread, never changed).
         precondition(!session.isFrozen, "\(type) is not in the schema of the frozen vault at \(path): use it in the live vault before freezing, or list it in objectTypes")
         let list = try unregisteredClosure(of: [type])
         try register(list, atOpen: false)
-        guard let schema = schemas[ObjectIdentifier(type)] else { throw VaultObjectError.unknownType(String(describing: type)) }
+        guard let schema = session.schemas.byType[ObjectIdentifier(type)] else { throw VaultObjectError.unknownType(String(describing: type)) }
         return schema
     }
 
@@ -137,8 +134,8 @@ extension Vault {
     }
 
     /// Whether a class has no table (a read-only vault written without it); hashes nothing in the common case.
-    func isAbsent(_ className: String) -> Bool { !absentClasses.isEmpty && absentClasses.contains(className) }
+    func isAbsent(_ className: String) -> Bool { !session.schemas.absent.isEmpty && session.schemas.absent.contains(className) }
 
     /// The schema of a class in this vault, by class name.
-    func schema(named className: String) -> ObjectSchema? { schemasByName[className] }
+    func schema(named className: String) -> ObjectSchema? { session.schemas.byName[className] }
 }

@@ -7,7 +7,7 @@ extension Vault {
     // MARK: - Transactions
 
     /// Whether a write transaction is open.
-    public var isInWriteTransaction: Bool { writeDepth > 0 }
+    public var isInWriteTransaction: Bool { session.transaction.isStarted }
 
     /// Runs `block` in a write transaction and commits it; rolls back and
     /// rethrows if `block` throws or any operation inside it failed.
@@ -39,9 +39,8 @@ extension Vault {
             try openWriteTransaction()
         } catch {
             // A transaction that holds nothing and only fails: commitWrite() throws the error.
-            writeDepth = 1
-            borrowingThread = currentThreadIdentifier()
-            deferredError = error
+            session.transaction = .failedToBegin
+            session.write.failToBegin(error)
         }
     }
 
@@ -56,7 +55,8 @@ extension Vault {
     /// returns false at once (asynchronous writes suspend and try again).
     @discardableResult
     func openWriteTransaction(waiting: Bool = true) throws -> Bool {
-        if let change = session.externalSchemaChange { throw change }
+        if let change = session.schemas.externalChange { throw change }
+        let database = session.database
         let writer = try database.borrowWriter()
         do {
             if waiting {
@@ -71,13 +71,10 @@ extension Vault {
             database.returnWriter(writer)
             throw error
         }
-        borrowedWriter = writer
-        borrowingThread = currentThreadIdentifier()
-        writeDepth = 1
-        deferredError = nil
+        session.transaction = .open(writer: writer, thread: currentThreadIdentifier())
+        session.write.begin(changes: writer.totalChangesCount)
         // An advance point: the write sees the latest commit, and the snapshot is let go.
         releaseSnapshot()
-        changesAtWriteStart = writer.totalChangesCount
         do {
             if let change = try externalSchemaChange(on: writer) { throw change }
             move(to: try storedCommitSequence(on: writer))
@@ -94,17 +91,20 @@ extension Vault {
             let capture = ChangeCapture()
             capture.isForObservers = observed
             writer.setRowChangeObserver(capture.rowObserver)
-            session.capture = capture
+            session.write.capture = capture
         }
         return true
     }
 
-    /// Gives the writer back at the end of a write transaction.
-    private func returnBorrowedWriter() {
-        guard let writer = borrowedWriter else { return }
-        precondition(borrowingThread == currentThreadIdentifier(), "A write transaction must end on the thread that began it (Vault at \(path))")
-        borrowedWriter = nil
-        database.returnWriter(writer)
+    /// Ends the write transaction: the writer (if it opened) is given back, on the thread that borrowed it.
+    private func endTransaction() {
+        if case .open(let writer, let thread) = session.transaction {
+            precondition(thread == currentThreadIdentifier(), "A write transaction must end on the thread that began it (Vault at \(path))")
+            session.transaction = .idle
+            session.database.returnWriter(writer)
+        } else {
+            session.transaction = .idle
+        }
     }
 
     /// Commits the open write transaction, or rolls it back and throws the first
@@ -113,7 +113,7 @@ extension Vault {
     public func commitWrite() throws {
         guard isInWriteTransaction else { throw VaultObjectError.notInWriteTransaction("commitWrite()") }
         flushPendingUpdate()
-        if let error = deferredError {
+        if let error = session.write.deferredError {
             cancelWrite()
             throw error
         }
@@ -130,7 +130,7 @@ extension Vault {
             }
             try withDatabase { db in
                 // Only a transaction that changed rows is a new version.
-                if db.totalChangesCount != changesAtWriteStart && !configuration.readOnly {
+                if db.totalChangesCount != session.write.changesAtStart && !configuration.readOnly {
                     committedSequence = try incrementCommitSequence(on: db)
                     // Recorded before COMMIT, so no observer can read this version
                     // before its changes are known; withdrawn if the commit fails.
@@ -149,11 +149,9 @@ extension Vault {
             cancelWrite()
             throw error
         }
-        writeDepth = 0
-        commitSequence = committedSequence
-        session.writeSerial &+= 1
-        session.registeredInWrite = []
-        returnBorrowedWriter()
+        session.version.commitSequence = committedSequence
+        session.write.commit()
+        endTransaction()
         if committedSequence != previousSequence { didCommit() }
     }
 
@@ -166,45 +164,37 @@ extension Vault {
         dropPendingInserts()
         _ = endCapture()
         // A transaction that failed to begin holds no writer: nothing to roll back.
-        if let writer = borrowedWriter { _ = try? writer.execute("ROLLBACK TRANSACTION") }
+        if let writer = session.transaction.writer { _ = try? writer.execute("ROLLBACK TRANSACTION") }
         // Tables created by a first use inside the transaction are gone: register those classes again when next used.
-        for className in session.registeredInWrite {
-            if let schema = schemasByName.removeValue(forKey: className) { schemas[ObjectIdentifier(schema.type)] = nil }
-        }
-        session.registeredInWrite = []
-        returnBorrowedWriter()
-        writeDepth = 0
-        deferredError = nil
         // Objects this transaction inserted are invalidated when next read (their rows are gone).
-        session.rolledBackWrites.insert(session.writeSerial)
-        session.writeSerial &+= 1
-        contentVersion &+= 1
+        session.schemas.forget(session.write.rollBack())
+        endTransaction()
+        bumpContentVersion()
     }
 
     /// Records the first error of the current write; `commitWrite` throws it.
     func deferError(_ error: Swift.Error) {
-        if deferredError == nil { deferredError = error }
+        session.write.recordError(error)
     }
 
     /// Whether an operation of the current write failed already (later ones are skipped).
-    var hasDeferredError: Bool { deferredError != nil }
+    var hasDeferredError: Bool { session.write.deferredError != nil }
 
-    /// Marks every cached value stale.
-    func bumpContentVersion() { contentVersion &+= 1 }
+    /// Marks every cached value stale (from within the session's domain, checked as every read of the version is).
+    func bumpContentVersion() { session.contentVersion = session.checkedContentVersion &+ 1 }
 
     /// Traps outside a write (a programmer error, as in Realm); false when an earlier operation of this write failed.
     func requireWrite(_ operation: String) -> Bool {
         guard isInWriteTransaction else {
             preconditionFailure("\(operation) needs a write transaction: wrap it in vault.write { … }")
         }
-        return deferredError == nil
+        return session.write.deferredError == nil
     }
 
     /// Stops capturing on the writer; returns what the transaction changed.
     private func endCapture() -> ChangeCapture? {
-        guard let capture = session.capture else { return nil }
-        session.capture = nil
-        borrowedWriter?.setRowChangeObserver(nil)
+        guard let capture = session.write.takeCapture() else { return nil }
+        session.transaction.writer?.setRowChangeObserver(nil)
         return capture
     }
 
@@ -215,6 +205,6 @@ extension Vault {
         notifyVaultObservers(.didChange)
         session.coordinator.wakeObservers(except: ObjectIdentifier(session))
         session.coordinator.signalCommit()
-        if !session.observations.isEmpty { scheduleDelivery() }
+        if !session.observing.observations.isEmpty { scheduleDelivery() }
     }
 }

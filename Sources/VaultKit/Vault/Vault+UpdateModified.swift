@@ -25,10 +25,10 @@ extension Vault {
         }
         var source = object
         // Inside `create`, the caller's own unmanaged object stays unmanaged: its copy is stored.
-        if let given = session.nestedWrite?.given, !given.madeHere(object) { source = given.copy(ofUnmanaged: object) }
+        if let given = session.write.nestedWrite?.given, !given.madeHere(object) { source = given.copy(ofUnmanaged: object) }
         let schema = try registeredSchema(for: type(of: source))
         return .integer(try insertRow(source, schema: schema, policy: .modified,
-                                      onlyProperties: session.nestedWrite?.given?.properties(of: source), existingRowID: rowID))
+                                      onlyProperties: session.write.nestedWrite?.given?.properties(of: source), existingRowID: rowID))
     }
 
     /// Writes `entries` into an existing object's collection under `.modified` (see above).

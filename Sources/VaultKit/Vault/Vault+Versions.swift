@@ -60,14 +60,14 @@ extension Vault {
     /// write transaction, else the vault's snapshot (the writer for in-memory vaults).
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         session.verifyConfinement("a Vault")
-        if let borrowedWriter, borrowingThread == currentThreadIdentifier() {
+        if case .open(let writer, let thread) = session.transaction, thread == currentThreadIdentifier() {
             // SQL must see what the objects see: pending new rows and property writes go
             // first (see Vault+PendingInserts and Vault+PendingUpdates).
             if session.pendingUpdate != nil || session.pendingInserts != nil { flushPendingUpdate() }
-            return try body(borrowedWriter)
+            return try body(writer)
         }
         if session.isFrozen { return try withFrozenDatabase(body) }
-        guard readsFromSnapshots else { return try database.withConnection(body) }
+        guard session.readsFromSnapshots else { return try session.database.withConnection(body) }
         return try currentSnapshot().read(body)
     }
 
@@ -79,9 +79,9 @@ extension Vault {
     /// not yet written would start from 0, the first commit after it would
     /// span an uncaptured range, and its modifications would be lost.
     func fixReadVersion() {
-        guard readsFromSnapshots || session.isFrozen else {
+        guard session.readsFromSnapshots || session.isFrozen else {
             guard !isInWriteTransaction,
-                  let sequence = try? database.withConnection({ db in try storedCommitSequence(on: db) }) else { return }
+                  let sequence = try? session.database.withConnection({ db in try storedCommitSequence(on: db) }) else { return }
             move(to: sequence)
             return
         }
@@ -90,7 +90,7 @@ extension Vault {
 
     /// The open snapshot, opening one at the latest commit if there is none.
     func currentSnapshot() throws -> SharedSnapshot {
-        if let snapshot { return snapshot }
+        if let snapshot = session.version.snapshot { return snapshot }
         let (opened, sequence) = try openSnapshot()
         return install(opened, at: sequence)
     }
@@ -98,8 +98,8 @@ extension Vault {
     /// A snapshot at the latest commit, with its commit sequence. Throws when
     /// another process changed the schema of this vault's classes (see ExternalSchemaChange).
     private func openSnapshot() throws -> (DatabaseSnapshot, UInt64) {
-        if let change = session.externalSchemaChange { throw change }
-        let opened = try database.makeSnapshot()
+        if let change = session.schemas.externalChange { throw change }
+        let opened = try session.database.makeSnapshot()
         do {
             let sequence = try opened.read { db -> UInt64 in
                 if let change = try externalSchemaChange(on: db) { throw change }
@@ -115,7 +115,7 @@ extension Vault {
     @discardableResult
     private func install(_ opened: DatabaseSnapshot, at sequence: UInt64) -> SharedSnapshot {
         let shared = SharedSnapshot(opened, pin: VersionPin(sequence, in: session.coordinator))
-        snapshot = shared
+        session.version.snapshot = shared
         move(to: sequence)
         return shared
     }
@@ -124,7 +124,7 @@ extension Vault {
     /// vaults made at its version keep it open until the last of them goes).
     func releaseSnapshot() {
         guard !session.isFrozen else { return }
-        snapshot = nil
+        session.version.snapshot = nil
     }
 
     /// Throws when a new version would keep more alive than `maximumNumberOfActiveVersions`
@@ -137,18 +137,16 @@ extension Vault {
 
     /// Records that the vault now reads commit `sequence`; cached values go stale if it moved.
     func move(to sequence: UInt64) {
-        guard sequence != commitSequence else { return }
-        commitSequence = sequence
-        contentVersion &+= 1
+        if session.version.move(to: sequence) { bumpContentVersion() }
     }
 
     /// The commit sequence stored in the file as `db` sees it (0 before the first VaultKit commit).
     func storedCommitSequence(on db: Database) throws -> UInt64 {
-        if !hasCommitSequenceRow {
+        if !session.version.hasCommitSequenceRow {
             // A read-only vault may come from a writer that never created the row.
             guard try db.fetchOne(SystemTables.metadataTableExistsSQL) != nil,
                   try db.fetchOne(SystemTables.selectCommitSequenceSQL) != nil else { return 0 }
-            hasCommitSequenceRow = true
+            session.version.hasCommitSequenceRow = true
         }
         return UInt64(bitPattern: try db.fetchOne(SystemTables.selectCommitSequenceSQL)?[0].int64 ?? 0)
     }
@@ -156,7 +154,7 @@ extension Vault {
     /// Increments the commit sequence inside the open write transaction; returns the new value.
     func incrementCommitSequence(on db: Database) throws -> UInt64 {
         try db.cachedStatement(SystemTables.incrementCommitSequenceSQL).execute()
-        hasCommitSequenceRow = true
+        session.version.hasCommitSequenceRow = true
         return UInt64(bitPattern: try db.fetchOne(SystemTables.selectCommitSequenceSQL)?[0].int64 ?? 0)
     }
 
@@ -171,7 +169,7 @@ extension Vault {
         guard !isInWriteTransaction, !isFrozen else { return false }
         let before = commitSequence
         do {
-            if readsFromSnapshots {
+            if session.readsFromSnapshots {
                 // The new version is opened before the old one is let go: if another
                 // process changed the schema under this vault's classes, the vault
                 // stays at the version it reads (its writes throw migration required).
@@ -179,14 +177,14 @@ extension Vault {
                 releaseSnapshot()
                 install(opened, at: sequence)
             } else {
-                move(to: try database.withConnection { db in try storedCommitSequence(on: db) })
+                move(to: try session.database.withConnection { db in try storedCommitSequence(on: db) })
             }
-        } catch let change as VaultObjectError where session.externalSchemaChange == change {
+        } catch let change as VaultObjectError where session.schemas.externalChange == change {
             return false
         } catch {
             // Reads will meet (and report) the same error; refresh keeps Realm's non-throwing signature.
             releaseSnapshot()
-            contentVersion &+= 1
+            bumpContentVersion()
             return true
         }
         let moved = commitSequence != before
@@ -203,6 +201,6 @@ extension Vault {
         guard !isFrozen else { return }
         if isInWriteTransaction { cancelWrite() }
         releaseSnapshot()
-        contentVersion &+= 1
+        bumpContentVersion()
     }
 }

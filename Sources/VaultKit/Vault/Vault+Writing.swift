@@ -69,9 +69,10 @@ extension Vault {
 
     /// Runs `body` with `write` as the way linked objects are stored (the outermost call's).
     private func withNestedWrite<R>(_ write: NestedWrite, _ body: () throws -> R) throws -> R {
-        guard session.nestedWrite == nil else { return try body() }
-        session.nestedWrite = write
-        defer { session.nestedWrite = nil }
+        guard session.write.nestedWrite == nil else { return try body() }
+        session.write.nestedWrite = write
+        // Clearing it releases nothing: `write` (the caller's) still holds its copies (see VaultSession+State.swift).
+        defer { session.write.nestedWrite = nil }
         return try body()
     }
 
@@ -87,11 +88,11 @@ extension Vault {
             return .null
         }
         // A new object being inserted further up (a cycle): its row exists already.
-        if let progress = session.rowsInProgress[ObjectIdentifier(object)], let rowID = progress { return .integer(rowID) }
+        if let progress = session.write.rowsInProgress[ObjectIdentifier(object)], let rowID = progress { return .integer(rowID) }
         // Inside `create`, an object another vault manages is copied, as is a managed
         // embedded object (it can have one owner only) and an unmanaged object the
         // caller passed in, as Realm's create copies them.
-        if let given = session.nestedWrite?.given {
+        if let given = session.write.nestedWrite?.given {
             if let manager = object.manager {
                 if isOtherVault(manager) || !(object is Object) { return storedReference(to: given.copy(of: object, manager: manager)) }
             } else if !given.madeHere(object) {
@@ -103,7 +104,7 @@ extension Vault {
             if let object = object as? Object {
                 // Inside `add`/`create`, the caller's policy and the properties its value gave (Realm's rule);
                 // elsewhere (a property set, a list append) an existing key updates the object.
-                let nested = session.nestedWrite
+                let nested = session.write.nestedWrite
                 return .integer(try insertOrUpdate(object, policy: nested?.policy ?? .modified, onlyProperties: nested?.given?.properties(of: object)))
             }
             return .integer(try insertEmbedded(object))
@@ -155,7 +156,7 @@ extension Vault {
                    existingRowID: Int64? = nil) throws -> Int64 {
         let key = ObjectIdentifier(object)
         var inProgress = false
-        defer { if inProgress { session.rowsInProgress[key] = nil } }
+        defer { if inProgress { session.write.rowsInProgress[key] = nil } }
         // The row's values, in the buffer the managed object will own (no array per
         // object: building one costs a metadata lookup, a copy and a free). Freed
         // here unless an object adopted it.
@@ -207,7 +208,7 @@ extension Vault {
         func markInProgress(_ rowID: Int64) {
             guard mayBeReachedAgain else { return }
             inProgress = true
-            session.rowsInProgress[key] = .some(rowID)
+            session.write.rowsInProgress[key] = .some(rowID)
         }
         let rowID: Int64
         let updatedExisting = existing != nil
@@ -233,7 +234,7 @@ extension Vault {
                 return policy == .all || stored[index] != values[index]
             }
             if !changed.isEmpty {
-                session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: changed, isUpdateStatement: true)
+                session.write.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: changed, isUpdateStatement: true)
                 try withDatabase { db in
                     try db.execute(schema.updateSQL(columns: changed), arguments: changed.map { values[$0] } + [.integer(rowID)])
                 }
@@ -248,7 +249,7 @@ extension Vault {
             object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, adopting: values)
             adopted = true
             insertLater(UnsafeBufferPointer(start: values, count: schema.properties.count), of: object, schema: schema)
-            contentVersion &+= 1
+            bumpContentVersion()
         } else {
             rowID = try withDatabase { db -> Int64 in
                 // A UNIQUE index admits any number of NULLs; Realm admits one object
@@ -274,7 +275,7 @@ extension Vault {
             markInProgress(rowID)
             object.manager = ManagedObject(vault: self, schema: schema, rowID: rowID, adopting: values)
             adopted = true
-            contentVersion &+= 1
+            bumpContentVersion()
             var linked = links.map { (index: $0.index, value: storedReference(to: $0.target)) }.filter { !$0.value.isNull }
             for (index, value) in mixedLinks { linked.append((index, try storedMixedColumn(value, schema: schema, index: index))) }
             if !linked.isEmpty {
@@ -293,14 +294,14 @@ extension Vault {
                 continue
             }
             if updatedExisting {
-                session.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: false)
+                session.write.capture?.willWrite(className: schema.className, rowID: rowID, propertyIndexes: CollectionOfOne(index), isUpdateStatement: false)
             }
             let encoded = entries.map { (key: $0.key, value: encodeElement($0.value, property: schema.properties[index], owner: schema)) }
             storeCollection(binding, entries: encoded, replacing: updatedExisting)
         }
         adoptCollections(of: object, schema: schema, rowID: rowID)
         releaseUnmanagedLinks(of: object, schema: schema)
-        contentVersion &+= 1
+        bumpContentVersion()
         return rowID
     }
 
@@ -352,7 +353,7 @@ extension Vault {
             }
             try removeMixedLinks(to: manager.schema, rowID: manager.rowID)
             manager.markDeleted()
-            contentVersion &+= 1
+            bumpContentVersion()
         } catch {
             deferError(error)
         }
@@ -372,7 +373,7 @@ extension Vault {
                     if let name = row[0].string { try db.execute(SystemTables.deleteAllSQL(className: name)) }
                 }
             }
-            contentVersion &+= 1
+            bumpContentVersion()
         } catch {
             deferError(error)
         }

@@ -92,14 +92,14 @@ public final class Vault {
             try prepareStorage()
         } catch let error as VaultObjectError {
             guard case .migrationRequired = error, configuration.deleteVaultIfMigrationNeeded,
-                  case .file(let url) = database.configuration.storage else { throw error }
+                  case .file(let url) = session.database.configuration.storage else { throw error }
             VaultLog.log(.warn, "deleted the vault at \(url.path): its schema needed a migration and deleteVaultIfMigrationNeeded is set")
             try session.reopen(deletingFilesAt: url)
             try prepareStorage()
         }
         try compactOnLaunchIfAsked()
         VaultSession.remember(session)
-        VaultLog.log(.detail, "opened \(path)\(configuration.readOnly ? " read-only" : "") with \(schemasByName.count) classes (schema version \(configuration.schemaVersion))")
+        VaultLog.log(.detail, "opened \(path)\(configuration.readOnly ? " read-only" : "") with \(session.schemas.byName.count) classes (schema version \(configuration.schemaVersion))")
     }
 
     /// Another handle on an open session (deliveries scheduled on the main queue make one).
@@ -139,75 +139,24 @@ public final class Vault {
         try VaultSyncActivation.activate(self)
     }
 
-    // State kept in the session, read and written by the extensions in Vault+*.swift.
+    // The session's state is read and changed through `session` (see
+    // VaultSession and VaultSession+State.swift); these are Realm's API over it.
     /// The file path, or the in-memory name.
     public var path: String { session.path }
-    var database: VaultDatabase { session.database }
     /// Whether this is a frozen vault (see ``freeze()``): it reads one version
     /// forever, from any thread, and refuses writes and observation.
     public var isFrozen: Bool { session.isFrozen }
     /// The commit this vault reads: VaultKit's version number, incremented by
     /// every write transaction that changes something (see Vault+Versions).
-    public internal(set) var commitSequence: UInt64 {
-        get { session.commitSequence }
-        set { session.commitSequence = newValue }
-    }
+    public var commitSequence: UInt64 { session.version.commitSequence }
     /// Whether the vault advances to the latest version when its notifications
     /// are delivered (Realm's `autorefresh`, default `true`). A main-thread or
     /// queue-confined vault with observers advances by itself after every commit;
     /// with `autorefresh` off its vault observers hear `.refreshRequired` instead,
     /// and it stays at its version until ``refresh()``.
     public var autorefresh: Bool {
-        get { session.autorefresh }
-        set { session.autorefresh = newValue }
-    }
-    var contentVersion: UInt64 {
-        get {
-            session.verifyConfinement("a Vault, or an object or collection read through it,")
-            return session.contentVersion
-        }
-        set { session.contentVersion = newValue }
-    }
-    var snapshot: SharedSnapshot? {
-        get { session.snapshot }
-        set { session.snapshot = newValue }
-    }
-    var readsFromSnapshots: Bool { session.readsFromSnapshots }
-    var hasCommitSequenceRow: Bool {
-        get { session.hasCommitSequenceRow }
-        set { session.hasCommitSequenceRow = newValue }
-    }
-    var changesAtWriteStart: Int {
-        get { session.changesAtWriteStart }
-        set { session.changesAtWriteStart = newValue }
-    }
-    var schemas: [ObjectIdentifier: ObjectSchema] {
-        get { session.schemas }
-        set { session.schemas = newValue }
-    }
-    var schemasByName: [String: ObjectSchema] {
-        get { session.schemasByName }
-        set { session.schemasByName = newValue }
-    }
-    var absentClasses: Set<String> {
-        get { session.absentClasses }
-        set { session.absentClasses = newValue }
-    }
-    var writeDepth: Int {
-        get { session.writeDepth }
-        set { session.writeDepth = newValue }
-    }
-    var borrowedWriter: Database? {
-        get { session.borrowedWriter }
-        set { session.borrowedWriter = newValue }
-    }
-    var borrowingThread: UInt {
-        get { session.borrowingThread }
-        set { session.borrowingThread = newValue }
-    }
-    var deferredError: Swift.Error? {
-        get { session.deferredError }
-        set { session.deferredError = newValue }
+        get { session.version.autorefresh }
+        set { session.version.autorefresh = newValue }
     }
 }
 

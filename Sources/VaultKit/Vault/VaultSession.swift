@@ -31,23 +31,10 @@ final class VaultSession {
     /// Set for a frozen session (see Threading/Freezing): it reads one pinned
     /// version, never writes, and serialises its reads behind `frozenLock`.
     let isFrozen: Bool
-    /// Asynchronous writes not yet run, and their order (see Vault+AsyncWrites).
-    var pendingAsyncWrites: Set<AsyncTransactionId> = []
-    var asyncWriteQueue: [AsyncTransactionId] = []
-    /// Asynchronous write blocks running now (their transaction is open).
-    var asyncWriteBlocksRunning = 0
-    private var lastAsyncTransactionId: AsyncTransactionId = 0
-    func nextAsyncTransactionId() -> AsyncTransactionId {
-        lastAsyncTransactionId &+= 1
-        return lastAsyncTransactionId
-    }
     /// Whether managed objects read through this session take part in Observation.
     let tracksObservation: Bool
     /// What sync keeps alive while this session is open (see SyncAccess/SyncActivation).
     var syncAttachment: AnyObject?
-    /// The objects taking part in Observation, and the token that keeps that observation registered.
-    var tracking: TrackingObservation?
-    var trackingToken: NotificationToken?
     /// The frozen sessions made from this one, by version (see Threading/Freezing).
     var frozenSessions: [UInt64: WeakSessionReference] = [:]
     /// Serialises every read of a frozen session (its connection and its caches); recursive, as reads nest.
@@ -55,34 +42,29 @@ final class VaultSession {
     /// File vaults read from snapshots; in-memory vaults (rollback journal) from the writer.
     let readsFromSnapshots: Bool
 
-    var commitSequence: UInt64 = 0
-    var autorefresh = true
+    // State changed at transaction boundaries, registration and delivery, by
+    // concern (see VaultSession+State.swift for each group's invariants).
+    /// The first error, capture, serial and registrations of the write transaction.
+    var write = WriteState()
+    /// The commit read, the snapshot reading it, `autorefresh`.
+    var version = VersionState()
+    /// The asynchronous writes queued and running.
+    var asyncWrites = AsyncWriteQueue()
+    /// The registered classes, and what is known of the stored schema under them.
+    var schemas = SchemaRegistry()
+    /// The observations and their delivery (a class: see ObservationState).
+    let observing = ObservationState()
+
+    // State every property read or write touches: stored here, each field its own access.
+    /// The write transaction's lifecycle: whether one is open, on which writer and thread.
+    /// Read by every setter (`isInWriteTransaction`) and every statement (`withDatabase`).
+    var transaction = WriteTransaction.idle
     /// Bumped by every write and when the snapshot moves to another commit: caches key on it.
     /// Read by every property access (within the session's confinement): no dynamic exclusivity check.
     @exclusivity(unchecked) var contentVersion: UInt64 = 1 {
         // Table images hold a class's rows for one version: freed as soon as it passes.
         didSet { if tableImages.count != 0 { tableImages.removeAll() } }
     }
-    /// The read transaction every read outside a write goes through, opened
-    /// lazily; shared with the frozen vaults made at its version.
-    var snapshot: SharedSnapshot?
-    /// Whether `_vaultkit_metadata` is known to hold the commit sequence.
-    var hasCommitSequenceRow = false
-    /// The writer's total change count when the write began: did the transaction change anything?
-    var changesAtWriteStart = 0
-    var schemas: [ObjectIdentifier: ObjectSchema] = [:]
-    var schemasByName: [String: ObjectSchema] = [:]
-    /// Copies of registered schemas that make ``DynamicObject``s (see Vault+Dynamic).
-    var dynamicSchemas: [String: ObjectSchema] = [:]
-    /// SQLite's schema cookie when the registered classes were last found to match the file.
-    var schemaCookie: Int64?
-    /// Set when another process changed the schema under the registered classes (see ExternalSchemaChange).
-    var externalSchemaChange: VaultObjectError?
-    /// Classes registered inside the open write transaction: forgotten if it rolls back (their tables go with it).
-    var registeredInWrite: [String] = []
-    /// Classes registered in a read-only vault that has no table for them: they read as empty.
-    var absentClasses: Set<String> = []
-    var writeDepth = 0
     /// Property writes to the row set last, not yet sent to SQLite (see Vault+PendingUpdates).
     var pendingUpdate: PendingRowUpdate?
     /// Property writes to rows set before it, not yet sent (non-empty only while `pendingUpdate` is set).
@@ -93,19 +75,6 @@ final class VaultSession {
     let primaryKeyCache = PrimaryKeyCache()
     /// Classes' rows in memory at the current content version (see TableImages/TableImage.swift).
     let tableImages = TableImageCache()
-    /// The writer connection, held from `beginWrite` to commit or cancel, and the thread holding it.
-    var borrowedWriter: Database?
-    var borrowingThread: UInt = 0
-    /// The first error of the current write transaction; `commitWrite` throws it.
-    var deferredError: Swift.Error?
-    /// Objects whose rows `add` is inserting, with their row ids (see Vault+Writing: cycles).
-    var rowsInProgress: [ObjectIdentifier: Int64?] = [:]
-    /// While `add` or `create` stores an object: how the objects it links to are stored (see NestedWrite).
-    var nestedWrite: NestedWrite?
-    /// The current (or next) write transaction's serial, and those that rolled back: objects they
-    /// inserted are invalidated (see ManagedObject.insertedInWrite).
-    var writeSerial = 1
-    var rolledBackWrites: Set<Int> = []
     /// Compiled-query templates of this instance (see QueryTemplates).
     /// (Unchecked exclusivity: the session is confined to one thread or actor,
     /// and no access to the cache is held across a call that could reach it again.)
@@ -114,19 +83,10 @@ final class VaultSession {
     // Notifications (see Notifications/).
     /// Where this file's commits and observers meet in this process.
     let coordinator: ChangeCoordinator
-    /// The observations registered on this session, in registration order.
-    var observations: [Observation] = []
-    /// The tokens whose vault observations do not hear the commit being made
-    /// (`write(withoutNotifying:)`); empty outside such a write.
-    var silencedTokens: Set<ObjectIdentifier> = []
-    /// The changes of the open write transaction, while someone observes the file.
-    var capture: ChangeCapture?
     /// Opened on the main thread: deliveries are scheduled on the main queue.
     let isMainThread: Bool
     /// Where deliveries are scheduled by themselves: the main queue, or the session's queue.
     var deliveryQueue: DispatchQueue? { queue ?? (isMainThread ? DispatchQueue.main : nil) }
-    var deliveryScheduled = false
-    var isDelivering = false
 
     init(configuration: Vault.Configuration, queue: DispatchQueue? = nil, actor: (any Actor)? = nil) throws {
         self.configuration = configuration
@@ -177,14 +137,18 @@ final class VaultSession {
         thread = 0
         isMainThread = false
         coordinator = live.coordinator
-        self.snapshot = snapshot
-        commitSequence = live.commitSequence
+        version = VersionState(freezing: live.version, snapshot: snapshot)
         contentVersion = 1
-        hasCommitSequenceRow = live.hasCommitSequenceRow
-        schemas = live.schemas
-        schemasByName = live.schemasByName
-        absentClasses = live.absentClasses
-        schemaCookie = live.schemaCookie
+        schemas = SchemaRegistry(freezing: live.schemas)
+    }
+
+    /// ``contentVersion``, read by code that must be in the session's domain
+    /// (checked, see ``verifyConfinement(_:)``): what caches outside the session
+    /// (a managed object's row, a collection's, a statement's objects) key on.
+    @inline(__always)
+    var checkedContentVersion: UInt64 {
+        verifyConfinement("a Vault, or an object or collection read through it,")
+        return contentVersion
     }
 
     /// Stops the program unless the calling code is in the session's domain.
@@ -218,15 +182,9 @@ final class VaultSession {
     /// Closes everything, deletes the vault's files and opens a new, empty vault
     /// at the same place (`deleteVaultIfMigrationNeeded`).
     func reopen(deletingFilesAt url: URL) throws {
-        snapshot = nil
+        version.forgetFile()
         database.close()
-        schemas = [:]
-        schemasByName = [:]
-        absentClasses = []
-        hasCommitSequenceRow = false
-        schemaCookie = nil
-        externalSchemaChange = nil
-        commitSequence = 0
+        schemas.forgetFile()
         contentVersion &+= 1
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: url.path + suffix)
@@ -237,10 +195,10 @@ final class VaultSession {
 
     deinit {
         coordinator.setWaker(for: ObjectIdentifier(self), nil)
-        snapshot = nil
+        version.snapshot = nil
         guard !isFrozen else { return }
         // A write transaction left open is rolled back, and the writer given back.
-        if let writer = borrowedWriter {
+        if let writer = transaction.writer {
             _ = try? writer.execute("ROLLBACK TRANSACTION")
             database.returnWriter(writer)
         }
