@@ -145,9 +145,7 @@ private func memoryOpen(
     _ file: UnsafeMutablePointer<sqlite3_file>?, _ flags: Int32, _ outFlags: UnsafeMutablePointer<Int32>?
 ) -> Int32 {
     guard let file else { return SQLITE_CANTOPEN }
-    let handle = UnsafeMutableRawPointer(file).assumingMemoryBound(to: VaultFileHandle.self)
-    handle.pointee.base.pMethods = nil
-    handle.pointee.state = nil
+    let handle = FileHandles.cleared(file)
     let fs = MemoryFileSystem.shared
     fs.lock.lock()
     defer { fs.lock.unlock() }
@@ -179,10 +177,7 @@ private func memoryOpen(
 }
 
 private func memoryFile(_ file: UnsafeMutablePointer<sqlite3_file>?) -> MemoryFile? {
-    guard let file else { return nil }
-    let handle = UnsafeMutableRawPointer(file).assumingMemoryBound(to: VaultFileHandle.self)
-    guard let state = handle.pointee.state else { return nil }
-    return Unmanaged<MemoryFile>.fromOpaque(state).takeUnretainedValue()
+    FileHandles.object(file, as: MemoryFile.self)?.takeUnretainedValue()
 }
 
 /// The io_methods table every in-memory file uses; built once, then only read (see IOMethodsTable).
@@ -190,10 +185,7 @@ private let memoryIOMethods = IOMethodsTable(methods: {
     var m = sqlite3_io_methods()
     m.iVersion = 1
     m.xClose = { file in
-        guard let file else { return SQLITE_OK }
-        let handle = UnsafeMutableRawPointer(file).assumingMemoryBound(to: VaultFileHandle.self)
-        guard let raw = handle.pointee.state else { return SQLITE_OK }
-        let object = Unmanaged<MemoryFile>.fromOpaque(raw)
+        guard let object = FileHandles.object(file, as: MemoryFile.self) else { return SQLITE_OK }
         let state = object.takeUnretainedValue()
         let fs = MemoryFileSystem.shared
         fs.lock.lock()
@@ -209,8 +201,7 @@ private let memoryIOMethods = IOMethodsTable(methods: {
             }
         }
         fs.lock.unlock()
-        handle.pointee.state = nil
-        object.release()
+        FileHandles.release(file, object)
         return SQLITE_OK
     }
     m.xRead = { file, buffer, amount, offset in

@@ -178,9 +178,7 @@ private func vaultOpen(
     _ file: UnsafeMutablePointer<sqlite3_file>?, _ flags: Int32, _ outFlags: UnsafeMutablePointer<Int32>?
 ) -> Int32 {
     guard let file, let underlying = underlyingVFS(vfs), let openWrapped = underlying.pointee.xOpen else { return SQLITE_CANTOPEN }
-    let handle = UnsafeMutableRawPointer(file).assumingMemoryBound(to: VaultFileHandle.self)
-    handle.pointee.base.pMethods = nil
-    handle.pointee.state = nil
+    let handle = FileHandles.cleared(file)
     let wrapped = (UnsafeMutableRawPointer(file) + vaultkit_wrapped_offset()).assumingMemoryBound(to: sqlite3_file.self)
     let status = openWrapped(underlying, name, wrapped, flags, outFlags)
     guard status == SQLITE_OK else { return status }
@@ -276,10 +274,7 @@ private func openMainDatabase(wrapped: UnsafeMutablePointer<sqlite3_file>, path:
 // MARK: - sqlite3_io_methods
 
 private func sealedFile(_ file: UnsafeMutablePointer<sqlite3_file>?) -> SealedFile? {
-    guard let file else { return nil }
-    let handle = UnsafeMutableRawPointer(file).assumingMemoryBound(to: VaultFileHandle.self)
-    guard let state = handle.pointee.state else { return nil }
-    return Unmanaged<SealedFile>.fromOpaque(state).takeUnretainedValue()
+    FileHandles.object(file, as: SealedFile.self)?.takeUnretainedValue()
 }
 
 private func wrappedMethods(_ file: UnsafeMutablePointer<sqlite3_file>?) -> (UnsafeMutablePointer<sqlite3_file>, sqlite3_io_methods)? {
@@ -294,10 +289,7 @@ private let sealedIOMethods = IOMethodsTable(methods: {
     var m = sqlite3_io_methods()
     m.iVersion = 2
     m.xClose = { file in
-        guard let file else { return SQLITE_OK }
-        let handle = UnsafeMutableRawPointer(file).assumingMemoryBound(to: VaultFileHandle.self)
-        guard let state = handle.pointee.state else { return SQLITE_OK }
-        let object = Unmanaged<SealedFile>.fromOpaque(state)
+        guard let object = FileHandles.object(file, as: SealedFile.self) else { return SQLITE_OK }
         let wrapped = object.takeUnretainedValue().wrapped
         // Frames still batched were never published (see WALWriteBatch): written all the same.
         var status = object.takeUnretainedValue().flushWALBatch()
@@ -305,8 +297,7 @@ private let sealedIOMethods = IOMethodsTable(methods: {
             let closed = close(wrapped)
             if status == SQLITE_OK { status = closed }
         }
-        handle.pointee.state = nil
-        object.release()
+        FileHandles.release(file, object)
         return status
     }
     m.xRead = { file, buffer, amount, offset in

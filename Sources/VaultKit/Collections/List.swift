@@ -15,46 +15,30 @@ import VaultCore
 /// ```
 public final class List<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
-    /// Set once: at creation for a managed list, or when the unmanaged list's owner is added (see `adopt`).
-    private(set) var binding: CollectionBinding?
-    /// A list kept elsewhere: nested in a managed mixed value, or a migration's (see DetachedElements).
-    let detached: DetachedElements?
+    /// Where the elements are (see StoredCollection): a managed list's binding, or a list
+    /// kept elsewhere (nested in a managed mixed value, or a migration's).
+    var home: ElementHome
     private var cached: [(entryID: Int64, element: Element)] = []
     private var cachedVersion: UInt64 = 0
 
     /// An empty, unmanaged list.
-    public init() {
-        binding = nil
-        detached = nil
-    }
+    public init() { home = .unmanaged }
 
-    init(binding: CollectionBinding) {
-        self.binding = binding
-        detached = nil
-    }
-
-    init(detached: DetachedElements) {
-        binding = nil
-        self.detached = detached
-    }
+    init(home: ElementHome) { self.home = home }
 
     static var collectionKind: CollectionKind? { .list }
     static var elementType: any PersistableValue.Type { Element.self }
-    static func makeManaged(_ binding: CollectionBinding) -> List<Element> { List(binding: binding) }
 
-    func adopt(_ binding: CollectionBinding) -> Bool {
-        guard self.binding == nil, detached == nil else { return false }
-        self.binding = binding
+    func didAdopt(_ binding: CollectionBinding) {
         storage = []
         cached = []
         cachedVersion = binding.vault.session.checkedContentVersion &- 1
-        return true
     }
     public static func _vaultDefaultValue() -> List<Element> { List() }
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 
     /// The vault managing this list, if any.
-    public var vault: Vault? { binding?.vault ?? detached?.vault }
+    public var vault: Vault? { homeVault }
 
     private var managedEntries: [(entryID: Int64, element: Element)] {
         guard let binding else { return [] }

@@ -20,42 +20,24 @@ extension String: MapKey {
 /// a key fails its transaction. Setting a key to `nil` removes it.
 public final class Map<Key: MapKey, Value: PersistableValue>: Sequence, PersistableCollection, CustomStringConvertible {
     private var storage: [Key: Value] = [:]
-    /// Set once: at creation for a managed map, or when the unmanaged map's owner is added (see `adopt`).
-    private(set) var binding: CollectionBinding?
-    /// A dictionary kept elsewhere: nested in a managed mixed value, or a migration's (see DetachedElements).
-    let detached: DetachedElements?
+    /// Where the entries are (see StoredCollection): a managed map's binding, or a dictionary
+    /// kept elsewhere (nested in a managed mixed value, or a migration's).
+    var home: ElementHome
 
     /// An empty, unmanaged map.
-    public init() {
-        binding = nil
-        detached = nil
-    }
+    public init() { home = .unmanaged }
 
-    init(binding: CollectionBinding) {
-        self.binding = binding
-        detached = nil
-    }
-
-    init(detached: DetachedElements) {
-        binding = nil
-        self.detached = detached
-    }
+    init(home: ElementHome) { self.home = home }
 
     static var collectionKind: CollectionKind? { .map }
     static var elementType: any PersistableValue.Type { Value.self }
-    static func makeManaged(_ binding: CollectionBinding) -> Map<Key, Value> { Map(binding: binding) }
 
-    func adopt(_ binding: CollectionBinding) -> Bool {
-        guard self.binding == nil, detached == nil else { return false }
-        self.binding = binding
-        storage = [:]
-        return true
-    }
+    func didAdopt(_ binding: CollectionBinding) { storage = [:] }
     public static func _vaultDefaultValue() -> Map<Key, Value> { Map() }
     var unmanagedEntries: [(key: String?, value: Any)] { entries.map { ($0.key.mapKeyString, $0.value as Any) } }
 
     /// The vault managing this map, if any.
-    public var vault: Vault? { binding?.vault ?? detached?.vault }
+    public var vault: Vault? { homeVault }
 
     /// The entries, sorted by key.
     private var entries: [(key: Key, value: Value)] {

@@ -6,42 +6,23 @@ import VaultCore
 /// Distinct by stored value (objects: by identity in the vault).
 public final class MutableSet<Element: PersistableValue>: RandomAccessCollection, PersistableCollection, CustomStringConvertible {
     private var storage: [Element] = []
-    /// Set once: at creation for a managed set, or when the unmanaged set's owner is added (see `adopt`).
-    private(set) var binding: CollectionBinding?
-    /// A migration's set (see DetachedElements).
-    let detached: DetachedElements?
+    /// Where the elements are (see StoredCollection): a managed set's binding, or a migration's set.
+    var home: ElementHome
 
     /// An empty, unmanaged set.
-    public init() {
-        binding = nil
-        detached = nil
-    }
+    public init() { home = .unmanaged }
 
-    init(binding: CollectionBinding) {
-        self.binding = binding
-        detached = nil
-    }
-
-    init(detached: DetachedElements) {
-        binding = nil
-        self.detached = detached
-    }
+    init(home: ElementHome) { self.home = home }
 
     static var collectionKind: CollectionKind? { .set }
     static var elementType: any PersistableValue.Type { Element.self }
-    static func makeManaged(_ binding: CollectionBinding) -> MutableSet<Element> { MutableSet(binding: binding) }
 
-    func adopt(_ binding: CollectionBinding) -> Bool {
-        guard self.binding == nil, detached == nil else { return false }
-        self.binding = binding
-        storage = []
-        return true
-    }
+    func didAdopt(_ binding: CollectionBinding) { storage = [] }
     public static func _vaultDefaultValue() -> MutableSet<Element> { MutableSet() }
     var unmanagedEntries: [(key: String?, value: Any)] { elements.map { (nil, $0 as Any) } }
 
     /// The vault managing this set, if any.
-    public var vault: Vault? { binding?.vault ?? detached?.vault }
+    public var vault: Vault? { homeVault }
 
     private var elements: [Element] {
         guard let binding else {

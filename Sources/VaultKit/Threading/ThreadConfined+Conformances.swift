@@ -112,7 +112,7 @@ extension BoundCollection {
     }
 }
 
-extension List: BoundCollection {}
-extension MutableSet: BoundCollection {}
-extension Map: BoundCollection {}
+extension List: StoredCollection {}
+extension MutableSet: StoredCollection {}
+extension Map: StoredCollection {}
 extension LinkingObjects: BoundCollection {}
