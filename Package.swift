@@ -151,7 +151,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultSyncTests",
-            dependencies: ["VaultSync", "VaultCore", "VaultKit", "VaultTestSupport", "VaultTestHelper"]
+            dependencies: ["VaultSync", "VaultCore", "VaultKit", "CSodium", "VaultTestSupport", "VaultTestHelper"]
         ),
         .testTarget(
             name: "VaultKitTests",
