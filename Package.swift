@@ -121,6 +121,13 @@ let package = Package(
             dependencies: ["VaultCore", "VaultKit", "VaultSync", "VaultTestSupport"]
         ),
 
+        // A program whose `main` is async: its vault, opened on the main actor, is used
+        // across awaits (on Linux the main actor then runs on libdispatch's worker threads).
+        .executableTarget(
+            name: "VaultMainActorProbe",
+            dependencies: ["VaultKit"]
+        ),
+
         // Test support shared by every test target (temporary directories,
         // helper executables, small fixtures): one module, no copies.
         .target(
@@ -155,7 +162,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultKitTests",
-            dependencies: ["VaultKit", "VaultTestSupport", "VaultTestHelper", "vault",
+            dependencies: ["VaultKit", "VaultTestSupport", "VaultTestHelper", "VaultMainActorProbe", "vault",
                            .product(name: "OpenCombineShim", package: "OpenCombine")]
         ),
     ],

@@ -120,25 +120,12 @@ struct ThreadSafeReferenceTests {
             ("foreign-reference", "Cannot resolve a ThreadSafeReference in the vault at"),
         ]
         for (index, (misuse, message)) in expectations.enumerated() {
-            let process = Process()
-            process.executableURL = try helperExecutable()
-            process.arguments = ["misuse", directory.file("misuse-\(index).vault").path, misuse]
-            // The runtime's message is printed before the trap; without its backtracer the
-            // trap is the process's end, and a backtracer that hangs cannot hold the pipes open.
-            process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-            let stdin = Pipe(), stderr = Pipe(), stdout = Pipe()
-            process.standardInput = stdin
-            process.standardError = stderr
-            process.standardOutput = stdout
-            try process.run()
-            stdin.fileHandleForWriting.write(Data((testKey.map { String(format: "%02x", $0) }.joined() + "\n").utf8))
-            try stdin.fileHandleForWriting.close()
-            let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            _ = stdout.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "\(misuse) must stop the process")
+            // The runtime's message is printed before the trap.
+            let run = try runBuiltExecutable("VaultTestHelper", ["misuse", directory.file("misuse-\(index).vault").path, misuse],
+                                             input: testKey.map { String(format: "%02x", $0) }.joined())
+            #expect(run.reason == .uncaughtSignal, "\(misuse) must stop the process")
             let expected = message.replacingOccurrences(of: "TItem", with: "NItem")
-            #expect(errorText.contains(expected), "\(misuse): \(errorText.prefix(400))")
+            #expect(run.errors.contains(expected), "\(misuse): \(run.errors.prefix(400))")
         }
     }
 }

@@ -89,6 +89,45 @@ public func runHelper(_ arguments: [String], input: String) throws -> String {
     return String(decoding: output, as: UTF8.self)
 }
 
+/// What a child process did: how it ended and what it printed.
+public struct ChildRun: Sendable {
+    public let status: Int32
+    public let reason: Process.TerminationReason
+    public let output: String
+    public let errors: String
+}
+
+/// Runs the executable `name` built beside the tests with `arguments`, writes
+/// `input` and a newline to its standard input, and waits for it. The runtime's
+/// backtracer is off: a trap ends the process at once (a backtracer that hangs
+/// would hold the pipes open).
+public func runBuiltExecutable(_ name: String, _ arguments: [String], input: String) throws -> ChildRun {
+    let process = Process()
+    process.executableURL = try builtExecutable(name)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data((input + "\n").utf8))
+    try stdin.fileHandleForWriting.close()
+    // Standard error drains on its own thread: a full pipe never stalls the child.
+    let errors = Locked<Data>(Data())
+    let drained = DispatchSemaphore(value: 0)
+    Thread {
+        let data = stderr.fileHandleForReading.readDataToEndOfFile()
+        errors.withLock { $0 = data }
+        drained.signal()
+    }.start()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    drained.wait()
+    process.waitUntilExit()
+    return ChildRun(status: process.terminationStatus, reason: process.terminationReason,
+                    output: String(decoding: output, as: UTF8.self), errors: String(decoding: errors.withLock { $0 }, as: UTF8.self))
+}
+
 /// Creates a vault with table `t(id, body)` holding `count` rows whose bodies carry the marker.
 @discardableResult
 public func makeVault(_ url: URL, key: MasterKey, rows count: Int, bodyLength: Int = 60,

@@ -9,10 +9,15 @@ import VaultCore
 // points (Vault+Versions). The domain is one of:
 //
 //   - a thread: the thread that opened the vault from code that is not
-//     isolated to an actor (plain threads, synchronous code, the main thread —
-//     which is the main actor's);
+//     isolated to an actor (plain threads, synchronous code);
 //   - a serial queue: `Vault(configuration:queue:)`; every block that queue
 //     runs shares the vault, whichever thread runs it;
+//   - the main queue, which is the main actor: a vault opened on the main
+//     thread, in `@MainActor` code or in a block of the main queue. On Apple
+//     platforms the main queue always runs on the main thread; on Linux an
+//     async `main` hands the main queue to libdispatch's worker threads once it
+//     first suspends, so after an `await` the main actor's code may run on
+//     another thread, and the vault is still its own;
 //   - an actor: a vault opened by code isolated to an actor (`Vault.open()`,
 //     `Vault(configuration:)` inside an actor method, or `Vault(configuration:actor:)`).
 //     It stays valid across suspension points: after an `await` the actor may

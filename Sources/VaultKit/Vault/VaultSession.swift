@@ -103,21 +103,37 @@ final class VaultSession {
         database = try VaultDatabase(configuration: databaseConfiguration)
         path = database.path
         self.queue = queue
-        // The main actor is the main thread: a vault opened there is the main thread's.
         let onActor = actor.flatMap { $0 is MainActor ? nil : WeakActor($0) }
         self.actor = onActor
+        // The main actor is the main queue: a vault opened on the main thread, in main-actor
+        // code or in a block of the main queue belongs to the main queue, whichever thread
+        // serves it. On Apple platforms that is always the main thread; on Linux, once an
+        // async `main` has suspended, it is whichever worker thread libdispatch picks.
+        let onMain = queue == nil && onActor == nil
+            && (actor is MainActor || Thread.isMainThread || VaultSession.isOnMainQueue)
         if let onActor {
             thread = UInt(bitPattern: onActor.identifier.hashValue)
             confinement = .actor(onActor)
         } else if queue != nil {
             thread = VaultSession.currentConfinement()
             confinement = .queue(thread)
+        } else if onMain {
+            thread = VaultSession.mainQueueNumber
+            confinement = .queue(thread)
         } else {
             thread = currentThreadIdentifier()
             confinement = .thread(thread)
         }
-        if case .thread(let owner) = confinement { ownerThread = owner } else { ownerThread = 0 }
-        isMainThread = queue == nil && onActor == nil && Thread.isMainThread
+        // The check's fast path: a thread that can run only this domain's code (a plain
+        // thread for its own vault; the main thread, which serves only the main queue).
+        if case .thread(let owner) = confinement {
+            ownerThread = owner
+        } else if onMain && Thread.isMainThread {
+            ownerThread = currentThreadIdentifier()
+        } else {
+            ownerThread = 0
+        }
+        isMainThread = onMain
         coordinator = ChangeCoordinator.shared(for: database.path, isFile: readsFromSnapshots)
     }
 
@@ -212,20 +228,38 @@ final class VaultSession {
 
     /// The confinement of the calling code: the vault queue it runs on, else its thread.
     static func currentConfinement() -> UInt {
-        DispatchQueue.getSpecific(key: queueKey) ?? currentThreadIdentifier()
+        currentQueueNumber() ?? currentThreadIdentifier()
     }
 
-    /// The number of the vault queue the calling code runs on, if any.
+    /// The number of the vault queue the calling code runs on, if any: the main
+    /// thread runs the main queue's code, whether or not libdispatch reports it there.
     static func currentQueueNumber() -> UInt? {
-        DispatchQueue.getSpecific(key: queueKey)
+        let main = mainQueueNumber   // marks the main queue before it is asked about
+        if let number = DispatchQueue.getSpecific(key: queueKey) { return number }
+        return Thread.isMainThread ? main : nil
     }
 
     /// Marks `queue` (once) so that code running on it shares one confinement, whatever thread runs it.
     static func confine(to queue: DispatchQueue) {
-        guard queue.getSpecific(key: queueKey) == nil else { return }
-        // High bit set: never a thread identifier (those are addresses or small numbers).
-        let number = queueNumbers.withLock { value -> UInt in value += 1; return value } | (1 << (UInt.bitWidth - 1))
-        queue.setSpecific(key: queueKey, value: number)
+        // Under the lock: two first opens on one queue at once must agree on its number.
+        queueNumbers.withLock { value in
+            guard queue.getSpecific(key: queueKey) == nil else { return }
+            value += 1
+            // High bit set: never a thread identifier (those are addresses or small numbers).
+            queue.setSpecific(key: queueKey, value: value | (1 << (UInt.bitWidth - 1)))
+        }
+    }
+
+    /// The main queue's number: it is marked the first time a vault asks.
+    static let mainQueueNumber: UInt = {
+        confine(to: DispatchQueue.main)
+        return DispatchQueue.main.getSpecific(key: queueKey) ?? 0
+    }()
+
+    /// Whether the calling code runs on the main queue (on Linux, possibly on a worker thread).
+    static var isOnMainQueue: Bool {
+        let main = mainQueueNumber   // marked first: asked before, the main queue would not know its number
+        return DispatchQueue.getSpecific(key: queueKey) == main
     }
 
     private struct Key: Hashable {
