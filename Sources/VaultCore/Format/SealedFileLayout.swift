@@ -166,3 +166,47 @@ struct UnitGeometry: Sendable {
         }
     }
 }
+
+/// The part of an I/O request that falls in one unit.
+struct UnitSpan {
+    /// The unit.
+    let unit: UnitGeometry
+    /// Where in the unit's plaintext the part starts.
+    let within: Int
+    /// How many bytes of the request are in this unit.
+    let count: Int
+    /// How far into the request the part starts.
+    let done: Int
+    /// The part's offset in the file's plaintext.
+    let position: Int64
+}
+
+extension SealedFileLayout {
+    /// The units a request of `amount` bytes at `offset` touches, first to last, each with
+    /// its part of the request: the one walk every read and write of a sealed file makes.
+    func spans(offset: Int64, amount: Int) -> UnitSpans { UnitSpans(layout: self, offset: offset, amount: amount) }
+}
+
+/// The units a request touches (see ``SealedFileLayout/spans(offset:amount:)``).
+struct UnitSpans: Sequence, IteratorProtocol {
+    let layout: SealedFileLayout
+    let offset: Int64
+    let amount: Int
+    private var done = 0
+
+    init(layout: SealedFileLayout, offset: Int64, amount: Int) {
+        self.layout = layout
+        self.offset = offset
+        self.amount = amount
+    }
+
+    mutating func next() -> UnitSpan? {
+        guard done < amount else { return nil }
+        let position = offset + Int64(done)
+        let unit = layout.unit(at: position)
+        let within = Int(position - unit.logicalStart)
+        let count = Swift.min(amount - done, unit.logicalLength - within)
+        defer { done += count }
+        return UnitSpan(unit: unit, within: within, count: count, done: done, position: position)
+    }
+}

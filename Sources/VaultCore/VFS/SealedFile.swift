@@ -337,14 +337,10 @@ final class SealedFile {
     }
 
     private func readUnits(_ buffer: UnsafeMutableRawPointer, amount: Int, offset: Int64, layout: SealedFileLayout, sealer: UnitSealer) -> Int32 {
-        var done = 0
         var result = SQLITE_OK
         var blockFileSize: Int64?
-        while done < amount {
-            let position = offset + Int64(done)
-            let unit = layout.unit(at: position)
-            let within = Int(position - unit.logicalStart)
-            let count = min(amount - done, unit.logicalLength - within)
+        for span in layout.spans(offset: offset, amount: amount) {
+            let (unit, within, count, done, position) = (span.unit, span.within, span.count, span.done, span.position)
             let destination = buffer + done
             let whole = within == 0 && count == unit.logicalLength && unit.lengthPrefix == 0
             // Fast path: a whole page opens straight into SQLite's buffer.
@@ -368,7 +364,6 @@ final class SealedFile {
                     if position + Int64(count) > (blockFileSize ?? 0) { result = SQLITE_IOERR_SHORT_READ_CODE }
                 }
             }
-            done += count
         }
         return result
     }
@@ -383,13 +378,9 @@ final class SealedFile {
             let flushed = flushWALBatch()
             guard flushed == SQLITE_OK else { return flushed }
         }
-        var done = 0
-        while done < amount {
-            let position = offset + Int64(done)
-            let unit = layout.unit(at: position)
-            let within = Int(position - unit.logicalStart)
-            let count = min(amount - done, unit.logicalLength - within)
-            let source = buffer + done
+        for span in layout.spans(offset: offset, amount: amount) {
+            let (unit, within, count) = (span.unit, span.within, span.count)
+            let source = buffer + span.done
             var rc = fillGap(before: unit, layout: layout, sealer: sealer)
             guard rc == SQLITE_OK else { return rc }
             if within == 0 && count == unit.logicalLength {
@@ -410,7 +401,6 @@ final class SealedFile {
                 rc = writeUnit(unit, from: body, usedLength: max(usedLength, within + count), sealer: sealer)
             }
             guard rc == SQLITE_OK else { return rc }
-            done += count
         }
         return SQLITE_OK
     }
