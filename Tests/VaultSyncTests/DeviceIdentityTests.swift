@@ -32,7 +32,7 @@ struct DeviceIdentityTests {
         #expect(throws: KeyStoreError.self) { try DeviceIdentity(keyStore: phoneStore, identifier: "missing") }
     }
 
-    @Test("the keys are libsodium's: the box key is the X25519 form of nothing else, the signing key signs what libsodium verifies")
+    @Test("the keys are libsodium's: a signature verifies with libsodium itself over the context, a NUL and the message")
     func keysAreLibsodiums() throws {
         let identity = try DeviceIdentity(masterKey: try MasterKey.generate())
         let message = Array("a change set's envelope".utf8)
