@@ -213,3 +213,49 @@ struct MembershipRulesTests {
         print("membership histories: 40, \(verdicts)")
     }
 }
+
+@Suite("Membership entries as bytes: one reading or none")
+struct MembershipCodecTests {
+    @Test("every operation round-trips, and the bytes are the documented layout's size")
+    func roundTrip() throws {
+        var cast = Cast()
+        let genesis = try cast.genesis("ana")
+        let operations: [MembershipOperation] = [
+            try cast.add("bea", role: .writer), .removeDevice(SyncDeviceID(rawValue: 0x0102_0304_0506_0708)),
+            .removePerson(try #require(cast.person("ana"))), .setRole(try #require(cast.person("bea")), .reader), .rotate(epoch: 0xA0B0_C0D0),
+        ]
+        #expect(try MembershipCodec.decode(MembershipCodec.encode(genesis.operations)) == genesis.operations)
+        let bytes = MembershipCodec.encode(operations)
+        #expect(try MembershipCodec.decode(bytes) == operations)
+        // Version, count, then each operation's tag and fields: 1 + 1 + (1+64+16+1+64) + 9 + 17 + 18 + 5.
+        #expect(bytes.count == 2 + 146 + 9 + 17 + 18 + 5)
+    }
+
+    @Test("truncated, extended, re-tagged or re-versioned bytes are refused, never read another way")
+    func strictReading() throws {
+        var cast = Cast()
+        let bytes = MembershipCodec.encode([try cast.add("bea", role: .writer), .rotate(epoch: 1)])
+        for length in 0..<bytes.count {
+            #expect(throws: SyncError.self) { try MembershipCodec.decode(Array(bytes.prefix(length))) }
+        }
+        #expect(throws: SyncError.self) { try MembershipCodec.decode(bytes + [0]) }
+        var version = bytes
+        version[0] = 2
+        #expect(throws: SyncError.self) { try MembershipCodec.decode(version) }
+        var tag = bytes
+        tag[2] = 9
+        #expect(throws: SyncError.self) { try MembershipCodec.decode(tag) }
+        var role = bytes
+        role[2 + 1 + 64 + 16] = 4
+        #expect(throws: SyncError.self) { try MembershipCodec.decode(role) }
+        // A count larger than the bytes could hold is refused before anything is allocated.
+        #expect(throws: SyncError.self) { try MembershipCodec.decode([1, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) }
+        // Every single-byte change either fails to read or reads as different operations.
+        let original = try MembershipCodec.decode(bytes)
+        for index in bytes.indices {
+            var changed = bytes
+            changed[index] ^= 0x01
+            if let read = try? MembershipCodec.decode(changed) { #expect(read != original, "byte \(index)") }
+        }
+    }
+}

@@ -51,7 +51,12 @@ enum SyncRole: UInt8, Comparable, Sendable {
 
 /// A person: the devices added for one human. Named by the hash of their first device's signing key.
 struct SyncPersonID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// A person id's length.
+    static let byteCount = 16
     let bytes: [UInt8]
+
+    /// A person id as stored (``byteCount`` bytes, checked by the reader).
+    init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// The person whose first device has `keys`: BLAKE2b-128 of "VaultKit person v1" and its signing key.
     init(firstDevice keys: DevicePublicKeys) {
