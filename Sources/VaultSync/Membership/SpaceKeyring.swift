@@ -117,13 +117,7 @@ struct SpaceKeyring: Sendable {
     }
 
     private func wrappingKey(epoch: UInt32, under key: SyncKey) throws(SyncError) -> [UInt8] {
-        var subkey = [UInt8](repeating: 0, count: Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES))
-        let status = try key.withBytes { (bytes) throws(SyncError) -> Int32 in
-            guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { throw SyncError.invalidKey("empty") }
-            return crypto_kdf_derive_from_key(&subkey, subkey.count, UInt64(epoch), Self.wrapContext, base)
-        }
-        guard status == 0 else { throw .cryptoUnavailable }
-        return subkey
+        try key.subkey(id: UInt64(epoch), context: Self.wrapContext)
     }
 
     private func wrap(_ previous: SyncKey, epoch: UInt32, under key: SyncKey) throws(SyncError) -> [UInt8] {

@@ -166,13 +166,7 @@ public struct ChangeSetSealer: Sendable {
 
     private func sealingKey(_ keyID: UInt32) throws(SyncError) -> [UInt8] {
         guard let syncKey = keys[keyID] else { throw .unknownKey(keyID: keyID) }
-        var subkey = [UInt8](repeating: 0, count: Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES))
-        let status = try syncKey.withBytes { (bytes) throws(SyncError) -> Int32 in
-            guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { throw SyncError.invalidKey("empty") }
-            return crypto_kdf_derive_from_key(&subkey, subkey.count, UInt64(keyID), Self.context, base)
-        }
-        guard status == 0 else { throw .cryptoUnavailable }
-        return subkey
+        return try syncKey.subkey(id: UInt64(keyID), context: Self.context)
     }
 
     /// PADMÉ: the padded length of `length` (Nikitin et al., "Reducing Metadata

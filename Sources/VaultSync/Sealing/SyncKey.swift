@@ -67,6 +67,18 @@ public final class SyncKey: Sendable, CustomStringConvertible {
         storage.deallocate()
     }
 
+    /// A 32-byte subkey: `crypto_kdf_derive_from_key` with subkey id `id` and the
+    /// 8-character `context` (each use of the key has its own context).
+    func subkey(id: UInt64, context: [CChar]) throws(SyncError) -> [UInt8] {
+        var subkey = [UInt8](repeating: 0, count: Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES))
+        let status = try withBytes { (bytes) throws(SyncError) -> Int32 in
+            guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { throw SyncError.invalidKey("empty") }
+            return crypto_kdf_derive_from_key(&subkey, subkey.count, id, context, base)
+        }
+        guard status == 0 else { throw .cryptoUnavailable }
+        return subkey
+    }
+
     /// Reads the key's bytes for the duration of `body`.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(SyncError) -> R) throws(SyncError) -> R {
         try body(UnsafeRawBufferPointer(storage))
