@@ -75,18 +75,10 @@ public func builtExecutable(_ name: String) throws -> URL {
 
 /// Runs the helper to completion with `input` on stdin; returns its stdout.
 public func runHelper(_ arguments: [String], input: String) throws -> String {
-    let process = Process()
-    process.executableURL = try helperExecutable()
-    process.arguments = arguments
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    try process.run()
-    stdin.fileHandleForWriting.write(Data((input + "\n").utf8))
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: output, as: UTF8.self)
+    let run = try runBuiltExecutable("VaultTestHelper", arguments, input: input)
+    // What the helper said on standard error stays in the test log.
+    if !run.errors.isEmpty { FileHandle.standardError.write(Data(run.errors.utf8)) }
+    return run.output
 }
 
 /// What a child process did: how it ended and what it printed.

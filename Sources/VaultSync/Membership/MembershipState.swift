@@ -170,19 +170,17 @@ struct MembershipState: Sendable {
     mutating func apply(_ entry: MembershipEntry, at position: UInt64) -> MembershipRefusal? {
         self.position = max(self.position, position)
         var next = self
-        do {
+        do throws(MembershipRefusal) {
             try next.check(entry, at: position)
             self = next
             return nil
-        } catch let refusal as MembershipRefusal {
-            return refusal
         } catch {
-            return .notPermitted("\(error)")
+            return error
         }
     }
 
     /// Applies the entry to this copy, throwing at the first rule it breaks.
-    private mutating func check(_ entry: MembershipEntry, at position: UInt64) throws {
+    private mutating func check(_ entry: MembershipEntry, at position: UInt64) throws(MembershipRefusal) {
         guard let first = entry.operations.first else { throw MembershipRefusal.empty }
         if case .genesis(let keys) = first {
             guard genesis == nil else { throw MembershipRefusal.secondGenesis }
@@ -201,7 +199,7 @@ struct MembershipState: Sendable {
             // A signer that removed itself earlier in the entry (leaving) does nothing more.
             let signerLeft = current.removed != nil
             if case .rotate(let newEpoch) = operation {
-                do {
+                do throws(MembershipRefusal) {
                     // Whoever rotates knows the next key: never a device on its way out.
                     guard !signerLeft else { throw MembershipRefusal.notPermitted("a device that leaves does not choose the next key") }
                     guard current.role >= .writer else { throw MembershipRefusal.notPermitted("a reader does not rotate the key") }
@@ -254,7 +252,7 @@ struct MembershipState: Sendable {
     }
 
     private mutating func add(keys: DevicePublicKeys, person: SyncPersonID, role: SyncRole, joinSignature: [UInt8],
-                              by adder: MemberDevice, at position: UInt64) throws {
+                              by adder: MemberDevice, at position: UInt64) throws(MembershipRefusal) {
         let device = keys.deviceID
         guard devices[device] == nil, !devices.values.contains(where: { $0.keys.signing == keys.signing || $0.keys.box == keys.box }) else {
             throw MembershipRefusal.deviceSeenBefore(device)

@@ -100,20 +100,24 @@ struct SpaceKeyring: Sendable {
     }
 
     private func boxPlaintext(epoch: UInt32, key: SyncKey) throws(SyncError) -> [UInt8] {
-        var plaintext = space.bytes
-        for shift in stride(from: 0, to: 32, by: 8) { plaintext.append(UInt8(truncatingIfNeeded: epoch >> UInt32(shift))) }
+        var writer = ByteWriter()
+        writer.raw(space.bytes)
+        writer.u32(epoch)
+        var plaintext = writer.bytes
         try key.withBytes { (bytes) throws(SyncError) in plaintext.append(contentsOf: bytes) }
         return plaintext
     }
 
-    private static func epoch(in plaintext: [UInt8]) -> UInt32 {
-        (0..<4).reduce(UInt32(0)) { $0 | UInt32(plaintext[16 + $1]) << UInt32(8 * $1) }
+    private static func epoch(in plaintext: [UInt8]) -> UInt32? {
+        var reader = ByteReader(Array(plaintext[16..<20]))
+        return try? reader.u32()
     }
 
     private func associatedData(epoch: UInt32) -> [UInt8] {
-        var data = Array("VKwrap".utf8) + space.bytes
-        for shift in stride(from: 0, to: 32, by: 8) { data.append(UInt8(truncatingIfNeeded: epoch >> UInt32(shift))) }
-        return data
+        var writer = ByteWriter()
+        writer.raw(Array("VKwrap".utf8) + space.bytes)
+        writer.u32(epoch)
+        return writer.bytes
     }
 
     private func wrappingKey(epoch: UInt32, under key: SyncKey) throws(SyncError) -> [UInt8] {
