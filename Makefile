@@ -4,7 +4,7 @@
 #                porting tool's package, then the servers' package: the studio's browser tests drive headless
 #                Chromium, the sync server's tests start PostgreSQL themselves)
 #   make bench   benchmarks, release build: encrypted vs plain SQLite, objects, queries, Realm import, sync recording; VaultKit vs GRDB side by side
-#   make sync-demo  PostgreSQL, a sync server and two devices: a change on one appears on the other
+#   make sync-demo  PostgreSQL, a sync server and devices in a signed space: sync, a second person joining, a lost phone removed
 #   make docs    the DocC documentation of VaultKit, VaultCore, RealmFileReader, VaultRealmImport, VaultInterchange and VaultSync; a broken symbol link fails it
 
 .PHONY: dependencies postgresql chromium demo sync-demo test bench docs clean

@@ -368,6 +368,7 @@ case "json-import":
     runJSONImportMemoryBenchmark()
 case "sync":
     runSyncBenchmark()
+    runSignedSyncBenchmark()
 case "notifications-child":
     runNotificationChild()
 default:

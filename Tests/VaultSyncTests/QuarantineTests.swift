@@ -57,14 +57,14 @@ struct QuarantineTests {
         let directory = try TemporaryDirectory("sealed-once")
         let device = try SyncTestDevice(directory, "a", relay: InProcessRelay())
         try device.write { $0.add(SyncNote(value: ["id": "n1", "title": "one"])) }
-        let first = try device.synced.sealedPendingChangeSets(with: device.synchronizer.sealer)
-        let second = try device.synced.sealedPendingChangeSets(with: device.synchronizer.sealer)
+        let first = try device.synced.sealedPendingChangeSets(with: try #require(device.synchronizer.sealer))
+        let second = try device.synced.sealedPendingChangeSets(with: try #require(device.synchronizer.sealer))
         #expect(first.count == 1 && first == second)
         try device.write { $0.add(SyncNote(value: ["id": "n2", "title": "two"])) }
-        let third = try device.synced.sealedPendingChangeSets(with: device.synchronizer.sealer)
+        let third = try device.synced.sealedPendingChangeSets(with: try #require(device.synchronizer.sealer))
         #expect(third.count == 2 && third.first == first.first)
         try device.synced.acknowledgeUploaded(through: third[1].sequence)
-        #expect(try device.synced.sealedPendingChangeSets(with: device.synchronizer.sealer).isEmpty)
+        #expect(try device.synced.sealedPendingChangeSets(with: try #require(device.synchronizer.sealer)).isEmpty)
     }
 
     @Test("a change set under a key the device receives later is kept, then merged once the key is there, with what waited behind it")

@@ -23,6 +23,16 @@ final class SyncTestDevice: @unchecked Sendable {
         synchronizer = VaultSynchronizer(vault: synced, sealer: sealer, transport: relay)
     }
 
+    /// A device of a signed space: it signs as `identity`, holds `syncKey` as epoch 0's key
+    /// (nil: it joins by invitation), and judges every entry it reads by the space's membership.
+    init(_ directory: TemporaryDirectory, _ name: String, relay: any SyncTransport, identity: DeviceIdentity, syncKey: SyncKey?,
+         types: [ObjectBase.Type]? = syncTestTypes) throws {
+        configuration = Vault.Configuration(fileURL: directory.file("\(name).vault"), encryptionKey: syncTestKey, objectTypes: types)
+        guard let space = SyncSpaceID(bytes: Array(repeating: 9, count: 16)) else { throw SyncError.invalidKey("space") }
+        synced = try SyncedVault(configuration: configuration, access: try SpaceAccess(space: space, syncKey: syncKey, identity: identity))
+        synchronizer = try VaultSynchronizer(vault: synced, transport: relay)
+    }
+
     /// A vault of this device, confined to the calling thread.
     func vault() throws -> Vault { try Vault(configuration: configuration) }
 

@@ -5,6 +5,9 @@
 //   SyncDeviceHelper write COUNT PREFIX   commit COUNT tasks, printing "committed N" after each,
 //                                         then wait for the upload and print "uploaded"
 //   SyncDeviceHelper sync                 wait for upload and download, print "synced TITLES"
+//   SyncDeviceHelper rotate-write COUNT PREFIX
+//                                         rotate the space key (a signing device), print "rotated",
+//                                         then as write
 import Foundation
 import SyncServerHarness
 import VaultKit
@@ -26,8 +29,12 @@ do {
     let vault = try queue.sync { try Vault(configuration: setup.configuration, queue: queue) }
     guard let session = queue.sync(execute: { vault.syncSession }) else { fail("no sync session") }
     switch arguments.first {
-    case "write":
+    case "write", "rotate-write":
         guard arguments.count == 3, let count = Int(arguments[1]) else { fail("write COUNT PREFIX") }
+        if arguments[0] == "rotate-write" {
+            try session.space.rotateSyncKey()
+            say("rotated")
+        }
         for index in 0..<count {
             try queue.sync {
                 try vault.write { vault.add(SyncedTask(value: ["id": "\(arguments[2])-\(index)", "title": "\(arguments[2]) \(index)", "rank": index])) }

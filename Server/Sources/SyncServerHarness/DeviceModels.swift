@@ -23,11 +23,13 @@ public struct DeviceSetup: Sendable {
 
     /// A device in a new folder under `parent`.
     /// `clockOffset` (milliseconds) sets the device's clock that far from the system's.
-    public init(parent: URL, name: String, server: URL, space: String, token: String, syncKey: Data, clockOffset: Int64 = 0) throws {
+    /// With `identity`, the device signs (an empty `syncKey`: it joins by invitation).
+    public init(parent: URL, name: String, server: URL, space: String, token: String, syncKey: Data, identity: DeviceIdentity? = nil,
+                clockOffset: Int64 = 0) throws {
         folder = parent.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         vaultKey = randomBytes(64)
-        sync = SyncConfiguration(serverURL: server, space: space, token: token, syncKey: syncKey,
+        sync = SyncConfiguration(serverURL: server, space: space, token: token, syncKey: syncKey, identity: identity,
                                  reconnectDelay: .milliseconds(50) ... .seconds(2),
                                  clock: { UInt64(clamping: Int64(clamping: HybridLogicalClock.wallClockMilliseconds()) + clockOffset) })
     }

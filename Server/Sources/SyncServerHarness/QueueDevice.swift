@@ -81,11 +81,14 @@ public struct DeviceDescription: Codable, Sendable {
     public var space: String
     /// The device token.
     public var token: String
-    /// The space's 32-byte sync key.
+    /// The space's 32-byte sync key (empty for a device that joined by invitation).
     public var syncKey: Data
+    /// The folder of the key store holding the device's identity ("sync-identity"), for a signing device.
+    public var identityFolder: String?
 
-    /// The description of `setup`.
-    public init(_ setup: DeviceSetup) {
+    /// The description of `setup`; `identityFolder` for a signing device.
+    public init(_ setup: DeviceSetup, identityFolder: URL? = nil) {
+        self.identityFolder = identityFolder?.path
         folder = setup.folder.path
         vaultKey = setup.vaultKey
         server = setup.sync.serverURL.absoluteString
@@ -97,8 +100,9 @@ public struct DeviceDescription: Codable, Sendable {
     /// The setup it describes.
     public func setup() throws -> DeviceSetup {
         guard let url = URL(string: server) else { throw HarnessError("not a server URL: \(server)") }
+        let identity = try identityFolder.map { try DeviceIdentity(keyStore: try FileKeyStore(directory: URL(fileURLWithPath: $0)), identifier: "sync-identity") }
         return DeviceSetup(folder: URL(fileURLWithPath: folder), vaultKey: vaultKey,
-                           sync: SyncConfiguration(serverURL: url, space: space, token: token, syncKey: syncKey,
+                           sync: SyncConfiguration(serverURL: url, space: space, token: token, syncKey: syncKey, identity: identity,
                                                    reconnectDelay: .milliseconds(50) ... .seconds(1)))
     }
 }

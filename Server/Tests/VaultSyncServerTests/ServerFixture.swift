@@ -29,6 +29,19 @@ final class ServerFixture: @unchecked Sendable {
         try SyncServerProcess.issueToken(databaseURL: postgres.databaseURL, space: space, device: device)
     }
 
+    /// A new signing device with its own token and a new identity kept in its folder's key
+    /// store; `withSyncKey` false for a device that joins by invitation.
+    func signedDevice(_ name: String, withSyncKey: Bool, server: Int = 0) throws -> (DeviceSetup, DeviceIdentity) {
+        let keys = try FileKeyStore(directory: identityFolder(name))
+        let identity = try DeviceIdentity.create(in: keys, identifier: "sync-identity")
+        let setup = try DeviceSetup(parent: folder, name: name, server: servers[server].url, space: space, token: try token(name),
+                                    syncKey: withSyncKey ? syncKey : Data(), identity: identity)
+        return (setup, identity)
+    }
+
+    /// Where ``signedDevice(_:withSyncKey:server:)`` keeps the identity of `name`.
+    func identityFolder(_ name: String) -> URL { folder.appendingPathComponent("\(name)-keys") }
+
     /// A new device on server `server`, with its own token.
     func device(_ name: String, server: Int = 0, clockOffset: Int64 = 0) throws -> DeviceSetup {
         try DeviceSetup(parent: folder, name: name, server: servers[server].url, space: space, token: try token(name), syncKey: syncKey,

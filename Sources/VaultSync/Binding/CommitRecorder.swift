@@ -35,6 +35,9 @@ final class CommitRecorder: VaultCommitParticipant, @unchecked Sendable {
 
     func setNoteHandler(_ handler: (@Sendable () -> Void)?) { lock.withLock { onNote = handler } }
 
+    /// Tells the note handler that the outbox grew outside a commit of the app's (a membership entry).
+    func noteExternal() { lock.withLock { onNote }?() }
+
     init(device: SyncDeviceID, now: @escaping @Sendable () -> UInt64) {
         self.device = device
         self.now = now

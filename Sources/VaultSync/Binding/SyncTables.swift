@@ -17,6 +17,10 @@ import VaultCore
 ///   _vaultkit_sync_inbox    (device, sequence, changeset)  received, waiting for their predecessors
 ///   _vaultkit_sync_quarantine (server_sequence, device, sequence, reason, envelope)
 ///                           received envelopes that did not authenticate, skipped (QuarantinedChangeSet)
+///   _vaultkit_sync_members  (position, signer, operations)  the membership entries applied, in log order (SpaceLedger)
+///   _vaultkit_sync_refused  (server_sequence, device, sequence, reason)  entries refused by the trust rules (RefusedChangeSet)
+///   _vaultkit_sync_epochs   (epoch, key, wrapped, recipients)  the space keys this device holds, each rotation's
+///                           wrapped previous key, and the devices each epoch's key was sealed to
 ///
 /// Every statement on these tables is in this type: the rest of VaultSync calls
 /// its typed operations, and VaultKit lends only its connection
@@ -34,6 +38,9 @@ struct SyncTables {
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_inbox(device INTEGER NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL, PRIMARY KEY(device, sequence));
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_sealed(sequence INTEGER PRIMARY KEY, envelope BLOB NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_quarantine(server_sequence INTEGER PRIMARY KEY, device INTEGER NOT NULL, sequence INTEGER NOT NULL, reason TEXT NOT NULL, envelope BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS _vaultkit_sync_members(position INTEGER PRIMARY KEY, signer INTEGER NOT NULL, operations BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS _vaultkit_sync_epochs(epoch INTEGER PRIMARY KEY, key BLOB, wrapped BLOB, recipients BLOB);
+        CREATE TABLE IF NOT EXISTS _vaultkit_sync_refused(server_sequence INTEGER PRIMARY KEY, device INTEGER NOT NULL, sequence INTEGER NOT NULL, reason TEXT NOT NULL);
         """
 
     /// The prefix of the meta keys that name classes merged before this vault had them.
@@ -183,6 +190,21 @@ struct SyncTables {
         try run("DELETE FROM _vaultkit_sync_sealed WHERE sequence <= ?", [Self.integer(sequence)])
     }
 
+    /// Drops one outbox entry (its envelope stays until ``removeSealedEnvelope(sequence:)``).
+    func removeFromOutbox(sequence: UInt64) throws {
+        try run("DELETE FROM _vaultkit_sync_outbox WHERE sequence = ?", [Self.integer(sequence)])
+    }
+
+    func removeSealedEnvelope(sequence: UInt64) throws {
+        try run("DELETE FROM _vaultkit_sync_sealed WHERE sequence = ?", [Self.integer(sequence)])
+    }
+
+    /// Adds an outbox entry already sealed (a membership entry: sealed once, when it is made).
+    func addSealedToOutbox(sequence: UInt64, changeSet encoded: [UInt8], envelope: [UInt8]) throws {
+        try addToOutbox(sequence: sequence, changeSet: encoded)
+        try setSealedEnvelope(sequence: sequence, envelope: envelope)
+    }
+
     // MARK: The inbox
 
     /// The received change sets (encoded) kept for their predecessors.
@@ -220,5 +242,63 @@ struct SyncTables {
 
     func release(quarantinedAt position: UInt64) throws {
         try run("DELETE FROM _vaultkit_sync_quarantine WHERE server_sequence = ?", [Self.integer(position)])
+    }
+
+    // MARK: Membership and keys
+
+    /// The membership entries applied, in log order: position, signer, encoded operations.
+    func membershipEntries() throws -> [(position: UInt64, signer: SyncDeviceID, operations: [UInt8])] {
+        try rows("SELECT position, signer, operations FROM _vaultkit_sync_members ORDER BY position").compactMap { row in
+            guard let position = Self.unsigned(row[0]), let signer = Self.unsigned(row[1]), let blob = row[2].data else { return nil }
+            return (position, SyncDeviceID(rawValue: signer), [UInt8](blob))
+        }
+    }
+
+    func addMembershipEntry(position: UInt64, signer: SyncDeviceID, operations: [UInt8]) throws {
+        try run("INSERT OR REPLACE INTO _vaultkit_sync_members(position, signer, operations) VALUES (?, ?, ?)",
+                [Self.integer(position), Self.integer(signer.rawValue), .blob(Data(operations))])
+    }
+
+    /// The epochs known here: the key when this device holds it, the wrapped previous key when
+    /// a rotation carried one, and the devices its key was sealed to.
+    func epochs() throws -> [(epoch: UInt32, key: Data?, wrapped: [UInt8], recipients: [SyncDeviceID])] {
+        try rows("SELECT epoch, key, wrapped, recipients FROM _vaultkit_sync_epochs ORDER BY epoch").compactMap { row in
+            guard let epoch = row[0].int64, let value = UInt32(exactly: epoch) else { return nil }
+            var recipients: [SyncDeviceID] = []
+            if let blob = row[3].data {
+                var reader = ByteReader([UInt8](blob))
+                while reader.remaining >= 8 { recipients.append(SyncDeviceID(rawValue: try reader.u64())) }
+            }
+            return (value, row[1].data, row[2].data.map { [UInt8]($0) } ?? [], recipients)
+        }
+    }
+
+    /// Stores what is known of `epoch` (nil leaves a stored value as it is).
+    func setEpoch(_ epoch: UInt32, key: Data?, wrapped: [UInt8]?, recipients: [SyncDeviceID]?) throws {
+        try run("INSERT OR IGNORE INTO _vaultkit_sync_epochs(epoch) VALUES (?)", [.integer(Int64(epoch))])
+        if let key { try run("UPDATE _vaultkit_sync_epochs SET key = ? WHERE epoch = ?", [.blob(key), .integer(Int64(epoch))]) }
+        if let wrapped { try run("UPDATE _vaultkit_sync_epochs SET wrapped = ? WHERE epoch = ?", [.blob(Data(wrapped)), .integer(Int64(epoch))]) }
+        if let recipients {
+            var writer = ByteWriter()
+            for device in recipients.sorted(by: { $0.rawValue < $1.rawValue }) { writer.u64(device.rawValue) }
+            try run("UPDATE _vaultkit_sync_epochs SET recipients = ? WHERE epoch = ?", [.blob(Data(writer.bytes)), .integer(Int64(epoch))])
+        }
+    }
+
+    // MARK: Refused entries
+
+    func refuse(_ entry: RefusedChangeSet) throws {
+        try run("INSERT OR REPLACE INTO _vaultkit_sync_refused(server_sequence, device, sequence, reason) VALUES (?, ?, ?, ?)",
+                [Self.integer(entry.serverSequence), Self.integer(entry.device.rawValue), Self.integer(entry.sequence), .text(entry.refusal.code)])
+    }
+
+    /// The entries refused here, oldest first.
+    func refused() throws -> [RefusedChangeSet] {
+        guard try !rows("SELECT 1 FROM sqlite_schema WHERE name = '_vaultkit_sync_refused'").isEmpty else { return [] }
+        return try rows("SELECT server_sequence, device, sequence, reason FROM _vaultkit_sync_refused ORDER BY server_sequence").compactMap { row in
+            guard let position = Self.unsigned(row[0]), let device = Self.unsigned(row[1]), let sequence = Self.unsigned(row[2]),
+                  let code = row[3].string else { return nil }
+            return RefusedChangeSet(serverSequence: position, device: SyncDeviceID(rawValue: device), sequence: sequence, refusal: SyncRefusal(code: code))
+        }
     }
 }

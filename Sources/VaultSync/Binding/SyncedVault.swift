@@ -32,14 +32,24 @@ public final class SyncedVault: Sendable {
     public let configuration: Vault.Configuration
     /// This device's id, chosen at random the first time and kept in the vault.
     public let device: SyncDeviceID
-    private let now: @Sendable () -> UInt64
+    /// The space, keys and identity this vault syncs with (nil: only the explicit-sealer methods).
+    public let access: SpaceAccess?
+    let now: @Sendable () -> UInt64
     /// Records every local commit (registered with the vault file, held here).
-    private let recorder: CommitRecorder
+    let recorder: CommitRecorder
 
     /// Enables sync on the vault of `configuration`, taking clock readings from `now` (milliseconds since 1970).
-    public init(configuration: Vault.Configuration,
+    public convenience init(configuration: Vault.Configuration,
+                            now: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
+        try self.init(configuration: configuration, access: nil, now: now)
+    }
+
+    /// Enables sync on the vault of `configuration` for the space of `access`: with an
+    /// identity, the device's id is the identity's and every entry it makes is signed.
+    public init(configuration: Vault.Configuration, access: SpaceAccess?,
                 now: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
         self.configuration = configuration
+        self.access = access
         self.now = now
         let vault = try Vault(configuration: configuration)
         // The classes known now must all be able to sync (an early, clear error); later ones are checked as they come.
@@ -48,8 +58,15 @@ public final class SyncedVault: Sendable {
         try vault.write {
             try SyncTables(vault: vault).create()
             let store = SyncStateStore(vault: vault)
-            if let stored = try store.meta("device") {
-                device = SyncDeviceID(rawValue: stored)
+            let stored = try store.meta("device").map(SyncDeviceID.init(rawValue:))
+            if let identity = access?.identity {
+                device = identity.publicKeys.deviceID
+                if let stored, stored != device {
+                    throw SyncError.invalidKey("this vault syncs as device \(stored), and the identity given is device \(device): open it with the identity it was first synced with")
+                }
+                if stored == nil { try store.setMeta("device", device.rawValue) }
+            } else if let stored {
+                device = stored
             } else {
                 var generator = SystemRandomNumberGenerator()
                 repeat { device = SyncDeviceID(rawValue: generator.next()) } while device.rawValue == 0
@@ -148,32 +165,38 @@ public final class SyncedVault: Sendable {
         recorder.setApplying(vault, true)
         defer { recorder.setApplying(vault, false) }
         return try vault.write {
-            // Local commits first: their change set comes before the remote ones, as it was made before them.
-            let classes = try SyncedClass.all(in: vault)
-            try recorder.finalize(in: vault, classes: classes)
-            let store = SyncStateStore(vault: vault)
-            var inbox = Inbox(store: store, device: device, applied: try store.applied())
-            try inbox.load()
-            for changeSet in changeSets { inbox.add(changeSet) }
-            var clock = HybridLogicalClock(latest: try store.meta("clock") ?? 0, now: now)
-            var applier = RemoteApplier(store: store, classes: classes)
-            // Objects received for a class this vault did not have then, and has now, get their rows.
-            try applier.adoptObjectsOfNewlyKnownClasses()
-            let ready = inbox.takeReady()
-            for changeSet in ready {
-                try applier.merge(changeSet)
-                clock.receive(changeSet.latestStamp.clock)
-            }
-            try applier.writeRows()
-            try applier.recordUnknownClasses()
-            try inbox.save()
-            for position in released { try store.tables.release(quarantinedAt: position) }
-            for entry in quarantined { try store.tables.quarantine(entry) }
-            try store.setMeta("clock", clock.latest)
-            if let serverCursor { try store.setMeta("serverCursor", max(serverCursor, try store.meta("serverCursor") ?? 0)) }
-            try store.flush()
-            return ready.count
+            try merge(changeSets, in: vault, serverCursor: serverCursor, quarantined: quarantined, releasing: released)
         }
+    }
+
+    /// The body of ``apply(_:serverCursor:quarantined:)``, inside the caller's write transaction
+    /// (with the recorder told that the vault is applying).
+    func merge(_ changeSets: [ChangeSet], in vault: Vault, serverCursor: UInt64?, quarantined: [QuarantinedChangeSet], releasing released: [UInt64]) throws -> Int {
+        // Local commits first: their change set comes before the remote ones, as it was made before them.
+        let classes = try SyncedClass.all(in: vault)
+        try recorder.finalize(in: vault, classes: classes)
+        let store = SyncStateStore(vault: vault)
+        var inbox = Inbox(store: store, device: device, applied: try store.applied())
+        try inbox.load()
+        for changeSet in changeSets { inbox.add(changeSet) }
+        var clock = HybridLogicalClock(latest: try store.meta("clock") ?? 0, now: now)
+        var applier = RemoteApplier(store: store, classes: classes)
+        // Objects received for a class this vault did not have then, and has now, get their rows.
+        try applier.adoptObjectsOfNewlyKnownClasses()
+        let ready = inbox.takeReady()
+        for changeSet in ready {
+            try applier.merge(changeSet)
+            clock.receive(changeSet.latestStamp.clock)
+        }
+        try applier.writeRows()
+        try applier.recordUnknownClasses()
+        try inbox.save()
+        for position in released { try store.tables.release(quarantinedAt: position) }
+        for entry in quarantined { try store.tables.quarantine(entry) }
+        try store.setMeta("clock", clock.latest)
+        if let serverCursor { try store.setMeta("serverCursor", max(serverCursor, try store.meta("serverCursor") ?? 0)) }
+        try store.flush()
+        return ready.filter { !$0.operations.isEmpty }.count
     }
 
     /// Opens again the change sets kept in quarantine, with `sealer`'s keys: those that now

@@ -4,6 +4,8 @@ struct ByteWriter {
 
     mutating func u8(_ value: UInt8) { bytes.append(value) }
 
+    mutating func u16(_ value: UInt16) { bytes.append(UInt8(truncatingIfNeeded: value)); bytes.append(UInt8(truncatingIfNeeded: value >> 8)) }
+
     mutating func u32(_ value: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) } }
 
     mutating func u64(_ value: UInt64) { for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) } }
@@ -48,6 +50,11 @@ struct ByteReader {
         guard offset < bytes.count else { throw fail("unexpected end") }
         defer { offset += 1 }
         return bytes[offset]
+    }
+
+    mutating func u16() throws(SyncError) -> UInt16 {
+        let low = UInt16(try u8())
+        return low | UInt16(try u8()) << 8
     }
 
     mutating func u32() throws(SyncError) -> UInt32 {

@@ -123,6 +123,8 @@ public struct SignatureContext: Hashable, Sendable {
     public static let envelope = SignatureContext("VaultKit envelope v2")
     /// A device's request to be added to a space (it proves the device holds its keys).
     public static let joinRequest = SignatureContext("VaultKit join request v1")
+    /// A device's registration of its keys with a sync server.
+    public static let registration = SignatureContext("VaultKit server registration v1")
 }
 
 /// A device's public keys: what the server and the other devices of a space know of it.

@@ -8,6 +8,7 @@
 ///       4 removePerson  person (16)
 ///       5 setRole       person (16) ‖ role u8
 ///       6 rotate        epoch u32
+///       7 shareKey      epoch u32
 ///
 /// Decoding refuses any other version, tag or role, a count the bytes cannot
 /// hold, and bytes left over: an entry reads one way or not at all.
@@ -41,6 +42,9 @@ enum MembershipCodec {
             case .rotate(let epoch):
                 writer.u8(6)
                 writer.u32(epoch)
+            case .shareKey(let epoch):
+                writer.u8(7)
+                writer.u32(epoch)
             }
         }
         return writer.bytes
@@ -73,6 +77,8 @@ enum MembershipCodec {
                 operations.append(.setRole(person, try role(&reader)))
             case 6:
                 operations.append(.rotate(epoch: try reader.u32()))
+            case 7:
+                operations.append(.shareKey(epoch: try reader.u32()))
             case let tag:
                 throw reader.fail("unknown membership operation \(tag)")
             }

@@ -33,12 +33,16 @@ import Foundation
 //      rotation is refused (another rotation came first), the removal still
 //      applies and a rotation is owed: the next writer or owner rotates.
 //   8. An entry is applied whole or not at all (apart from rule 7's case).
+//   9. A writer or owner that holds the current epoch's key seals it to members
+//      sealed none of it (a device added while another member rotated): a
+//      key-share entry, of the current epoch only.
 //
 // The verdicts are deterministic functions of the log: no clock, no
 // randomness, no device's local state.
 
-/// A member's permissions in a space.
-enum SyncRole: UInt8, Comparable, Sendable {
+/// A member's permissions in a space (Realm's read and read-write permissions, and the
+/// owner who manages members).
+public enum SyncRole: UInt8, Comparable, Sendable, CustomStringConvertible {
     /// Reads; its change sets are refused by every device.
     case reader = 1
     /// Reads and writes.
@@ -46,14 +50,23 @@ enum SyncRole: UInt8, Comparable, Sendable {
     /// Reads, writes, adds and removes members, changes roles.
     case owner = 3
 
-    static func < (lhs: SyncRole, rhs: SyncRole) -> Bool { lhs.rawValue < rhs.rawValue }
+    public static func < (lhs: SyncRole, rhs: SyncRole) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String {
+        switch self {
+        case .reader: "reader"
+        case .writer: "writer"
+        case .owner: "owner"
+        }
+    }
 }
 
 /// A person: the devices added for one human. Named by the hash of their first device's signing key.
-struct SyncPersonID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct SyncPersonID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// A person id's length.
     static let byteCount = 16
-    let bytes: [UInt8]
+    /// The id's 16 bytes.
+    public let bytes: [UInt8]
 
     /// A person id as stored (``byteCount`` bytes, checked by the reader).
     init(bytes: [UInt8]) { self.bytes = bytes }
@@ -67,9 +80,9 @@ struct SyncPersonID: Hashable, Sendable, Comparable, CustomStringConvertible {
         bytes = digest
     }
 
-    static func < (lhs: SyncPersonID, rhs: SyncPersonID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    public static func < (lhs: SyncPersonID, rhs: SyncPersonID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 
-    var description: String { bytes.prefix(4).map { String(format: "%02x", $0) }.joined() }
+    public var description: String { bytes.prefix(4).map { String(format: "%02x", $0) }.joined() }
 }
 
 /// One change a membership entry makes.
@@ -87,6 +100,9 @@ enum MembershipOperation: Hashable, Sendable {
     case setRole(SyncPersonID, SyncRole)
     /// Starts key epoch `epoch` (the current one plus one).
     case rotate(epoch: UInt32)
+    /// Seals the current epoch's key (`epoch`) to members that were sealed none: a device
+    /// added while another member rotated, whose rotation could not include it.
+    case shareKey(epoch: UInt32)
 
     var isRemoval: Bool {
         switch self {
@@ -145,6 +161,9 @@ struct MembershipState: Sendable {
     private(set) var genesis: UInt64?
     /// The position of the last entry applied or refused.
     private(set) var position: UInt64 = 0
+    /// Whether join signatures are checked: off while replaying entries this device stored
+    /// after it had checked them (the verdicts are the same; a replay costs no signatures).
+    private var checksJoinSignatures = true
 
     init(space: SyncSpaceID) { self.space = space }
 
@@ -168,6 +187,15 @@ struct MembershipState: Sendable {
     /// why it was refused, nil when it applied. A refused entry changes nothing.
     @discardableResult
     mutating func apply(_ entry: MembershipEntry, at position: UInt64) -> MembershipRefusal? {
+        apply(entry, at: position, replaying: false)
+    }
+
+    /// ``apply(_:at:)``; `replaying` an entry this device stored after applying it skips the
+    /// join signatures it checked then.
+    @discardableResult
+    mutating func apply(_ entry: MembershipEntry, at position: UInt64, replaying: Bool) -> MembershipRefusal? {
+        checksJoinSignatures = !replaying
+        defer { checksJoinSignatures = true }
         self.position = max(self.position, position)
         var next = self
         do throws(MembershipRefusal) {
@@ -241,6 +269,9 @@ struct MembershipState: Sendable {
                 for device in targets { devices[device]?.role = role }
             case .rotate:
                 break
+            case .shareKey(let shared):
+                guard current.role >= .writer else { throw MembershipRefusal.notPermitted("a reader does not share the key") }
+                guard shared == epoch else { throw MembershipRefusal.wrongEpoch(expected: epoch, got: shared) }
             }
         }
         guard currentDevices.values.contains(where: { $0.role == .owner }) else { throw MembershipRefusal.noOwnerLeft }
@@ -257,7 +288,7 @@ struct MembershipState: Sendable {
         guard devices[device] == nil, !devices.values.contains(where: { $0.keys.signing == keys.signing || $0.keys.box == keys.box }) else {
             throw MembershipRefusal.deviceSeenBefore(device)
         }
-        guard keys.verify(joinSignature, of: Self.joinMessage(space: space, keys: keys), context: .joinRequest) else {
+        guard !checksJoinSignatures || keys.verify(joinSignature, of: Self.joinMessage(space: space, keys: keys), context: .joinRequest) else {
             throw MembershipRefusal.badJoinSignature(device)
         }
         if adder.role != .owner {

@@ -51,11 +51,17 @@ struct SpaceKeyring: Sendable {
         keys = [:]
     }
 
+    /// Takes in a key this device holds (stored, or the configuration's sync key as epoch 0).
+    mutating func insert(_ key: SyncKey, epoch: UInt32) { keys[epoch] = key }
+
     private static let boxPlaintextCount = 16 + 4 + SyncKey.byteCount
+    /// A wrapped key's length: nonce, key, tag.
+    static let wrappedByteCount = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES) + SyncKey.byteCount + Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
     private static let wrapContext = Array("VKwrap01".utf8).map { CChar(bitPattern: $0) }
 
     /// A rotation from the current epoch to the next, for `recipients`; returns it and the new key.
-    func rotation(to recipients: [SyncDeviceID: DevicePublicKeys]) throws(SyncError) -> (EpochRotation, SyncKey) {
+    func rotation(to recipients: [SyncDeviceID: DevicePublicKeys], from current: UInt32? = nil) throws(SyncError) -> (EpochRotation, SyncKey) {
+        let current = current ?? self.current
         guard let previous = keys[current] else { throw .unknownKey(keyID: current) }
         let epoch = current &+ 1
         let key = try SyncKey.generate()
@@ -67,6 +73,18 @@ struct SpaceKeyring: Sendable {
         }
         let wrapped = try wrap(previous, epoch: epoch, under: key)
         return (EpochRotation(epoch: epoch, boxes: boxes, wrappedPrevious: wrapped), key)
+    }
+
+    /// The key of `epoch` sealed to each of `recipients` (a device added to the space).
+    func boxes(of epoch: UInt32, to recipients: [SyncDeviceID: DevicePublicKeys]) throws(SyncError) -> [SyncDeviceID: [UInt8]] {
+        guard let key = keys[epoch] else { throw .unknownKey(keyID: epoch) }
+        var boxes: [SyncDeviceID: [UInt8]] = [:]
+        for (device, publicKeys) in recipients {
+            var plaintext = try boxPlaintext(epoch: epoch, key: key)
+            defer { sodium_memzero(&plaintext, plaintext.count) }
+            boxes[device] = try publicKeys.seal(plaintext)
+        }
+        return boxes
     }
 
     /// Takes in a rotation: this device's box opened with `identity`, then every earlier

@@ -38,12 +38,18 @@ import Foundation
 // adding a key id: new change sets use it, older ones still open with theirs.
 
 /// Seals change sets for a relay, and opens the ones it delivers.
+///
+/// Without an identity it writes version-1 envelopes (a space without members);
+/// with one, signed version-2 envelopes (see EnvelopeHeader.swift), whose
+/// signatures the receiving device checks against the space's membership.
 public struct ChangeSetSealer: Sendable {
     /// The space sealed for.
     public let space: SyncSpaceID
     /// The key id new change sets are sealed with.
     public let currentKeyID: UInt32
     private let keys: [UInt32: SyncKey]
+    /// The device that signs what this sealer seals (version-2 envelopes); nil for version 1.
+    let identity: DeviceIdentity?
 
     static let magic: [UInt8] = Array("VKS1".utf8)
     static let headerByteCount = 44
@@ -53,16 +59,32 @@ public struct ChangeSetSealer: Sendable {
 
     /// A sealer for `space` holding `keys` by id, sealing with `currentKeyID`.
     public init(space: SyncSpaceID, keys: [UInt32: SyncKey], currentKeyID: UInt32) throws(SyncError) {
+        try self.init(space: space, keys: keys, currentKeyID: currentKeyID, identity: nil)
+    }
+
+    /// A sealer that signs as `identity` (nil: unsigned version-1 envelopes). A signing
+    /// sealer may hold no key yet (a device that joins, before it receives one).
+    public init(space: SyncSpaceID, keys: [UInt32: SyncKey], currentKeyID: UInt32, identity: DeviceIdentity?) throws(SyncError) {
         guard sodium_init() >= 0 else { throw .cryptoUnavailable }
-        guard keys[currentKeyID] != nil else { throw .unknownKey(keyID: currentKeyID) }
+        guard keys[currentKeyID] != nil || (identity != nil && keys.isEmpty) else { throw .unknownKey(keyID: currentKeyID) }
         self.space = space
         self.keys = keys
         self.currentKeyID = currentKeyID
+        self.identity = identity
     }
+
+    /// Whether the sealer holds the key of `keyID`.
+    func holdsKey(_ keyID: UInt32) -> Bool { keys[keyID] != nil }
 
     /// `changeSet` sealed under the current key with a fresh random nonce.
     public func seal(_ changeSet: ChangeSet) throws(SyncError) -> SealedChangeSet {
-        let body = try ChangeSetCodec.encode(changeSet)
+        try sealEntry(kind: .changeSet, author: changeSet.author, sequence: changeSet.sequence, body: try ChangeSetCodec.encode(changeSet))
+    }
+
+    /// `body` sealed as an entry of `kind`: version 2 (signed, with `boxes` of the key of
+    /// `boxEpoch` and a `wrapped` previous key) when the sealer has an identity, else version 1.
+    func sealEntry(kind: EnvelopeKind, author: SyncDeviceID, sequence: UInt64, body: [UInt8],
+                   boxEpoch: UInt32 = 0, boxes: [SyncDeviceID: [UInt8]] = [:], wrapped: [UInt8] = []) throws(SyncError) -> SealedChangeSet {
         var plaintext = [UInt8]()
         let padded = Self.padme(4 + body.count)
         plaintext.reserveCapacity(padded)
@@ -71,10 +93,30 @@ public struct ChangeSetSealer: Sendable {
         plaintext += [UInt8](repeating: 0, count: padded - plaintext.count)
         defer { sodium_memzero(&plaintext, plaintext.count) }
 
-        var header = Self.magic + [1, 1, 0, 0] + space.bytes
-        for shift in stride(from: 0, to: 64, by: 8) { header.append(UInt8(truncatingIfNeeded: changeSet.author.rawValue >> UInt64(shift))) }
-        for shift in stride(from: 0, to: 64, by: 8) { header.append(UInt8(truncatingIfNeeded: changeSet.sequence >> UInt64(shift))) }
-        for shift in stride(from: 0, to: 32, by: 8) { header.append(UInt8(truncatingIfNeeded: currentKeyID >> UInt32(shift))) }
+        var writer = ByteWriter()
+        writer.raw(Self.magic)
+        writer.u8(identity == nil ? 1 : 2)
+        writer.u8(1)
+        writer.u8(identity == nil ? 0 : kind.rawValue)
+        writer.u8(0)
+        writer.raw(space.bytes)
+        writer.u64(author.rawValue)
+        writer.u64(sequence)
+        writer.u32(currentKeyID)
+        if identity != nil {
+            guard boxes.count <= Int(UInt16.max), wrapped.count <= Int(UInt16.max) else { throw .malformedChangeSet("too many key boxes for one entry") }
+            writer.u32(boxEpoch)
+            writer.u16(UInt16(boxes.count))
+            writer.u16(UInt16(wrapped.count))
+            for (recipient, box) in boxes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                writer.u64(recipient.rawValue)
+                writer.raw(box)
+            }
+            writer.raw(wrapped)
+        } else if kind != .changeSet || !boxes.isEmpty {
+            throw .malformedChangeSet("only a signed (version-2) envelope carries membership")
+        }
+        let header = writer.bytes
         var nonce = [UInt8](repeating: 0, count: Self.nonceByteCount)
         randombytes_buf(&nonce, nonce.count)
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count + Self.tagByteCount)
@@ -84,15 +126,18 @@ public struct ChangeSetSealer: Sendable {
         let status = crypto_aead_xchacha20poly1305_ietf_encrypt(&ciphertext, &ciphertextLength, plaintext, UInt64(plaintext.count),
                                                                header, UInt64(header.count), nil, nonce, key)
         guard status == 0 else { throw .cryptoUnavailable }
-        return SealedChangeSet(device: changeSet.author, sequence: changeSet.sequence, envelope: header + nonce + ciphertext)
+        var envelope = header + nonce + ciphertext
+        if let identity { envelope += identity.sign(envelope, context: .envelope) }
+        return SealedChangeSet(device: author, sequence: sequence, envelope: envelope)
     }
 
     /// The change set `sealed` holds, once its envelope authenticates for this
-    /// space and for the device and sequence it is delivered as.
+    /// space and for the device and sequence it is delivered as. A signed envelope's
+    /// signature is checked by the receiving vault against the space's membership.
     public func open(_ sealed: SealedChangeSet) throws(SyncError) -> ChangeSet {
-        var plaintext = try authenticate(sealed)
-        defer { sodium_memzero(&plaintext, plaintext.count) }
-        return try decode(plaintext, of: sealed)
+        let (header, body) = try openBody(sealed)
+        guard header.kind == .changeSet else { throw .malformedChangeSet("a membership entry, not a change set") }
+        return try decode(body, of: sealed)
     }
 
     /// Opens what a relay delivered, this device's own change sets left out. An envelope
@@ -105,9 +150,11 @@ public struct ChangeSetSealer: Sendable {
         var opened: [ChangeSet] = []
         var quarantined: [QuarantinedChangeSet] = []
         for item in items where item.changeSet.device != own {
-            var plaintext: [UInt8]
-            do {
-                plaintext = try authenticate(item.changeSet)
+            let body: [UInt8]
+            do throws(SyncError) {
+                let header: EnvelopeHeader
+                (header, body) = try openBody(item.changeSet)
+                guard header.kind == .changeSet else { throw SyncError.malformedChangeSet("a membership entry, which only a member device reads") }
             } catch {
                 switch error {
                 case .cryptoUnavailable, .invalidKey: throw error   // this device's own problem, not the entry's
@@ -117,47 +164,42 @@ public struct ChangeSetSealer: Sendable {
                     continue
                 }
             }
-            defer { sodium_memzero(&plaintext, plaintext.count) }
-            opened.append(try decode(plaintext, of: item.changeSet))
+            opened.append(try decode(body, of: item.changeSet))
         }
         return (opened, quarantined)
     }
 
-    /// The padded plaintext of `sealed`, once its envelope authenticates (the header says what
-    /// the relay delivered it as, for this space, and the AEAD tag verifies).
-    private func authenticate(_ sealed: SealedChangeSet) throws(SyncError) -> [UInt8] {
+    /// The header and body of `sealed`, once its envelope authenticates (the header says
+    /// what the relay delivered it as, for this space, and the AEAD tag verifies). The
+    /// signature of a version-2 envelope is not checked here.
+    func openBody(_ sealed: SealedChangeSet) throws(SyncError) -> (EnvelopeHeader, [UInt8]) {
         let envelope = sealed.envelope
-        let failed = SyncError.authenticationFailed(device: sealed.device, sequence: sealed.sequence)
-        let minimum = Self.headerByteCount + Self.nonceByteCount + Self.tagByteCount + 4
-        guard envelope.count >= minimum, Array(envelope[0..<4]) == Self.magic else { throw .malformedChangeSet("not a sealed change set (no VKS1 envelope)") }
-        guard envelope[4] == 1, envelope[5] == 1 else { throw .malformedChangeSet("envelope version \(envelope[4]) or cipher suite \(envelope[5]) is not one this build reads; update the app") }
-        let header = Array(envelope[0..<Self.headerByteCount])
-        func u64(_ offset: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(header[offset + $1]) << UInt64(8 * $1) } }
-        let keyID = (0..<4).reduce(UInt32(0)) { $0 | UInt32(header[40 + $1]) << UInt32(8 * $1) }
+        let header = try EnvelopeHeader(envelope: envelope)
         // The header must say what the relay delivered it as, and be for this space.
-        guard Array(header[8..<24]) == space.bytes, u64(24) == sealed.device.rawValue, u64(32) == sealed.sequence else { throw failed }
-        var key = try sealingKey(keyID)
+        guard header.space == space, header.device == sealed.device, header.sequence == sealed.sequence else {
+            throw .authenticationFailed(device: sealed.device, sequence: sealed.sequence)
+        }
+        var key = try sealingKey(header.keyID)
         defer { sodium_memzero(&key, key.count) }
-        let nonce = Array(envelope[Self.headerByteCount..<(Self.headerByteCount + Self.nonceByteCount)])
-        let ciphertext = Array(envelope[(Self.headerByteCount + Self.nonceByteCount)...])
+        let associated = Array(envelope[..<header.nonceOffset])
+        let nonce = Array(envelope[header.nonceOffset..<(header.nonceOffset + Self.nonceByteCount)])
+        let ciphertext = Array(envelope[(header.nonceOffset + Self.nonceByteCount)..<header.signatureOffset])
         var plaintext = [UInt8](repeating: 0, count: ciphertext.count - Self.tagByteCount)
+        defer { sodium_memzero(&plaintext, plaintext.count) }
         var plaintextLength: UInt64 = 0
         let status = crypto_aead_xchacha20poly1305_ietf_decrypt(&plaintext, &plaintextLength, nil, ciphertext, UInt64(ciphertext.count),
-                                                               header, UInt64(header.count), nonce, key)
-        guard status == 0 else {
-            sodium_memzero(&plaintext, plaintext.count)
-            throw failed
-        }
-        return plaintext
-    }
-
-    /// The change set an authenticated plaintext holds (its length, the codec's bytes, zero padding).
-    private func decode(_ plaintext: [UInt8], of sealed: SealedChangeSet) throws(SyncError) -> ChangeSet {
+                                                               associated, UInt64(associated.count), nonce, key)
+        guard status == 0 else { throw .authenticationFailed(device: sealed.device, sequence: sealed.sequence) }
         let length = Int((0..<4).reduce(UInt32(0)) { $0 | UInt32(plaintext[$1]) << UInt32(8 * $1) })
         guard length <= plaintext.count - 4, plaintext[(4 + length)...].allSatisfy({ $0 == 0 }) else {
             throw .malformedChangeSet("the padding of change set \(sealed.sequence) of device \(sealed.device) is wrong")
         }
-        let changeSet = try ChangeSetCodec.decode(Array(plaintext[4..<(4 + length)]))
+        return (header, Array(plaintext[4..<(4 + length)]))
+    }
+
+    /// The change set an authenticated body holds (the codec's bytes).
+    func decode(_ body: [UInt8], of sealed: SealedChangeSet) throws(SyncError) -> ChangeSet {
+        let changeSet = try ChangeSetCodec.decode(body)
         guard changeSet.author == sealed.device, changeSet.sequence == sealed.sequence else {
             throw .malformedChangeSet("change set \(sealed.sequence) of device \(sealed.device) names another author or sequence inside")
         }

@@ -16,6 +16,8 @@ final class SessionStatus: @unchecked Sendable {
 
     private var paused = false
     private(set) var finalErrorStorage: SyncSessionError?
+    /// The last error ``reportOnce(_:)`` reported.
+    private var lastStateReport: SyncSessionError?
     private var connection = SyncSession.ConnectionState.disconnected
     private var handler: (@Sendable (SyncSessionError) -> Void)?
 
@@ -74,6 +76,15 @@ final class SessionStatus: @unchecked Sendable {
     }
 
     /// Reports an error; a final one stops the session and fails every waiter.
+    /// Reports `error` unless it was the last error reported this way (a state, not an event).
+    func reportOnce(_ error: SyncSessionError) {
+        let repeated = lock.withLock { () -> Bool in
+            defer { lastStateReport = error }
+            return lastStateReport == error
+        }
+        if !repeated { report(error) }
+    }
+
     func report(_ error: SyncSessionError) {
         let (errorHandler, failed): ((@Sendable (SyncSessionError) -> Void)?, [Waiter]) = lock.withLock {
             guard error.isFinal else { return (self.handler, []) }

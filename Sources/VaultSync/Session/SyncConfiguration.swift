@@ -24,8 +24,14 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
     public var space: String
     /// This device's token (`vault-sync-server issue-token`).
     public var token: String
-    /// The 32-byte key change sets are sealed with, the same on every device of the space.
+    /// The 32-byte key change sets are sealed with, the same on every device of the space;
+    /// empty for a device that joins by invitation (``identity`` set), which receives the
+    /// space's keys from the member that adds it.
     public var syncKey: Data
+    /// This device's identity (``DeviceIdentity``): set it and the device signs everything
+    /// it uploads, checks every signature it reads, and takes part in the space's membership
+    /// (``SyncSession/space``). Nil: an unsigned device of a space without members.
+    public var identity: DeviceIdentity?
     /// Called on the sync session's queue when sync fails: transient errors
     /// (the session retries) and final ones (the session stops).
     public var errorHandler: (@Sendable (SyncSessionError) -> Void)?
@@ -39,7 +45,7 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
     public var clock: @Sendable () -> UInt64
 
     /// A sync section for `space` on the server at `serverURL`, as device `token`, sealing with `syncKey`.
-    public init(serverURL: URL, space: String, token: String, syncKey: Data,
+    public init(serverURL: URL, space: String, token: String, syncKey: Data, identity: DeviceIdentity? = nil,
                 errorHandler: (@Sendable (SyncSessionError) -> Void)? = nil,
                 reconnectDelay: ClosedRange<Duration> = .milliseconds(250) ... .seconds(30),
                 clock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) {
@@ -47,6 +53,7 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
         self.space = space
         self.token = token
         self.syncKey = syncKey
+        self.identity = identity
         self.errorHandler = errorHandler
         self.reconnectDelay = reconnectDelay
         self.clock = clock
@@ -54,7 +61,7 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
 
     /// The server, space and whether a token and key are set — never the token or the key.
     public var description: String {
-        "SyncConfiguration(serverURL: \(serverURL.absoluteString), space: \(space), token: \(token.isEmpty ? "none" : "set (redacted)"), syncKey: \(syncKey.count) bytes (redacted))"
+        "SyncConfiguration(serverURL: \(serverURL.absoluteString), space: \(space), token: \(token.isEmpty ? "none" : "set (redacted)"), syncKey: \(syncKey.count) bytes (redacted), identity: \(identity.map { $0.publicKeys.fingerprint } ?? "none"))"
     }
 }
 
@@ -68,6 +75,7 @@ struct SyncSettings: VaultSyncSettings {
         return configuration.serverURL == other.serverURL && configuration.space == other.space
             && Self.constantTimeEqual(Data(configuration.token.utf8), Data(other.token.utf8))
             && Self.constantTimeEqual(configuration.syncKey, other.syncKey)
+            && configuration.identity?.publicKeys == other.identity?.publicKeys
     }
 
     private static func constantTimeEqual(_ lhs: Data, _ rhs: Data) -> Bool {

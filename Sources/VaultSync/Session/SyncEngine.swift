@@ -25,7 +25,6 @@ import Foundation
 /// Moves a session's change sets (see the essay above).
 final class SyncEngine: @unchecked Sendable {
     private let synced: SyncedVault
-    private let sealer: ChangeSetSealer
     private let configuration: SyncConfiguration
     private let status: SessionStatus
     private let vaultQueue = DispatchQueue(label: "VaultSync.session.vault")
@@ -34,6 +33,9 @@ final class SyncEngine: @unchecked Sendable {
     private var task: Task<Void, Never>?
     private var socket: (any SyncSocket)?
     private var knownHead: UInt64 = 0
+    /// The head known when reading stopped at an entry this device cannot open yet: the
+    /// session idles until the log grows past it (a key may come with a later entry).
+    private var stalledHead: UInt64?
     /// Set by reconnectNow(): the next attempt waits as after a success.
     private var resetBackoff = false
     private var uploadedBytes = 0
@@ -45,9 +47,8 @@ final class SyncEngine: @unchecked Sendable {
     static let uploadBatchCount = 1_000
     static let pageSize: UInt32 = 500
 
-    init(synced: SyncedVault, sealer: ChangeSetSealer, configuration: SyncConfiguration, status: SessionStatus) {
+    init(synced: SyncedVault, configuration: SyncConfiguration, status: SessionStatus) {
         self.synced = synced
-        self.sealer = sealer
         self.configuration = configuration
         self.status = status
     }
@@ -152,7 +153,16 @@ final class SyncEngine: @unchecked Sendable {
 
         let cursor = try await onVault { try self.synced.serverCursor() }
         try await socket.send(SyncWireMessage.hello(protocolVersion: SyncWireMessage.protocolVersion, cursor: cursor).encoded())
-        guard case .welcome(_, let head, _) = try await replies.next() else { throw SyncSessionError.connectionFailed("the server did not answer hello") }
+        guard case .welcome(let version, let head, _) = try await replies.next() else { throw SyncSessionError.connectionFailed("the server did not answer hello") }
+        if configuration.identity != nil, version < 2 {
+            throw SyncSessionError.unsupportedProtocol("the server speaks sync protocol \(version), and a device with an identity needs 2 (signed spaces): update vault-sync-server")
+        }
+        if let identity = configuration.identity {
+            // The server binds this token's device to these keys and checks every signed upload with them.
+            let keys = identity.publicKeys
+            let signature = identity.sign(SyncWireMessage.registrationMessage(space: SyncSpaceID(name: configuration.space), keys: keys), context: .registration)
+            try await socket.send(SyncWireMessage.register(keys: keys, signature: signature).encoded())
+        }
         lock.withLock { knownHead = max(knownHead, head) }
         status.setConnection(.connected)
         connected()
@@ -173,14 +183,15 @@ final class SyncEngine: @unchecked Sendable {
             // Sleep until a commit, a head notice, a wait or a pause, unless one came during the round.
             let cursor = try await onVault { try self.synced.serverCursor() }
             let idle = commitGeneration == status.commitGeneration && downloadGeneration == status.downloadRequestGeneration
-                && lock.withLock({ knownHead }) <= cursor
+                && lock.withLock({ knownHead <= cursor || stalledHead.map { knownHead <= $0 } == true })
             if idle { await signal.wait() }
             if replies.isBroken { _ = try await replies.next() }
         }
     }
 
     private func upload(_ socket: any SyncSocket, _ replies: ReplyChannel, _ request: inout UInt64) async throws {
-        let sealed = try await onVault { () throws -> [SealedChangeSet] in try self.synced.sealedPendingChangeSets(with: self.sealer) }
+        let sealed = try await onVault { () throws -> [SealedChangeSet] in try self.synced.sealedPendingEntries() }
+        if let waiting = try await onVault({ try self.synced.uploadWaitReason() }) { status.reportOnce(.awaitingMembership(waiting)) }
         guard !sealed.isEmpty else { return }
         let total = sealed.reduce(0) { $0 + $1.envelope.count }
         let progress = lock.withLock { () -> SyncSession.Progress in
@@ -208,10 +219,10 @@ final class SyncEngine: @unchecked Sendable {
             }
             let mine = receipts.filter { $0.device == synced.device }.map(\.sequence)
             let expected = Set(batch.map(\.sequence))
-            guard Set(mine) == expected, let last = mine.max() else {
+            guard Set(mine) == expected, !mine.isEmpty else {
                 throw SyncSessionError.connectionFailed("the server's receipts do not match the upload")
             }
-            try await onVault { try self.synced.acknowledgeUploaded(through: last) }
+            try await onVault { try self.synced.acknowledgeUploaded(mine) }
             let progress = lock.withLock { () -> SyncSession.Progress in
                 uploadedBytes += bytes
                 return SyncSession.Progress(transferredBytes: uploadedBytes, transferrableBytes: uploadableBytes)
@@ -223,7 +234,15 @@ final class SyncEngine: @unchecked Sendable {
 
     private func download(_ socket: any SyncSocket, _ replies: ReplyChannel, _ request: inout UInt64, force: Bool) async throws {
         // Entries quarantined earlier are tried again first: a key or an update may have arrived since.
-        _ = try await onVault { try self.synced.retryQuarantined(with: self.sealer) }
+        _ = try await onVault { try self.synced.retryQuarantined() }
+        if try await onVault({ try self.synced.needsKey() }) {
+            // A device that joins finds its key box in the log's headers before it reads anything.
+            guard try await findKey(socket, replies, &request, after: 0) else {
+                lock.withLock { stalledHead = knownHead }
+                status.reportOnce(.awaitingMembership("this device has not been added to the space yet: show an owner its join request"))
+                return
+            }
+        }
         var cursor = try await onVault { try self.synced.serverCursor() }
         var askAnyway = force
         while askAnyway || cursor < lock.withLock({ knownHead }) {
@@ -240,14 +259,20 @@ final class SyncEngine: @unchecked Sendable {
                 throw SyncSessionError.connectionFailed("the server's page has a gap at \(item.serverSequence)")
             }
             let bytes = items.reduce(0) { $0 + $1.changeSet.envelope.count }
-            let own = synced.device
-            // Entries that do not authenticate are kept apart and skipped (one bad row never stops the space).
-            let quarantined = try await onVault { () throws -> [QuarantinedChangeSet] in
-                let (changeSets, quarantined) = try self.sealer.openDelivered(items, skipping: own)
-                try self.synced.apply(changeSets, serverCursor: last.serverSequence, quarantined: quarantined)
-                return quarantined
-            }
+            // Entries are judged in order; those that do not authenticate are kept apart, refused ones recorded.
+            let reception = try await onVault { try self.synced.receive(items) }
+            let quarantined = reception.quarantined
+            for entry in reception.refused { status.report(.refusedChangeSet(entry)) }
             for entry in quarantined { status.report(.quarantinedChangeSet(entry)) }
+            if reception.removed { throw SyncSessionError.removedFromSpace }
+            if let stopped = reception.stoppedAt {
+                // A membership entry under a key this device lacks: a later entry may share it with it.
+                if try await findKey(socket, replies, &request, after: stopped - 1) { continue }
+                lock.withLock { stalledHead = knownHead }
+                if stopped > cursor + 1 { try await socket.send(SyncWireMessage.acknowledge(through: stopped - 1).encoded()) }
+                status.reportOnce(.awaitingMembership("the space's entry at \(stopped) is sealed under a key this device has not been given"))
+                return
+            }
             cursor = last.serverSequence
             try await socket.send(SyncWireMessage.acknowledge(through: cursor).encoded())
             let progress = lock.withLock { () -> SyncSession.Progress in
@@ -256,6 +281,31 @@ final class SyncEngine: @unchecked Sendable {
             }
             status.progress(.download, progress)
         }
+        lock.withLock { stalledHead = nil }
+        // A removal whose rotation another entry's beat (rule 7) leaves a rotation owed: a writer makes it.
+        if try await onVault({ try self.synced.settleKeys() }) { signal.wake() }
+    }
+
+    /// Reads the log's membership headers after `after` for a key box of this device's (a
+    /// device that joins by invitation holds no key before it; one that stopped at an entry
+    /// under a key it lacks may find it shared later): true when it gained a key.
+    private func findKey(_ socket: any SyncSocket, _ replies: ReplyChannel, _ request: inout UInt64, after start: UInt64) async throws -> Bool {
+        var after = start
+        var headers: [EnvelopeHeader] = []
+        while true {
+            request += 1
+            try await socket.send(SyncWireMessage.download(request: request, after: after, limit: Self.pageSize).encoded())
+            guard case .changeSets(let replied, let items, let head, _) = try await replies.next(), replied == request else {
+                throw SyncSessionError.connectionFailed("the server answered a download out of turn")
+            }
+            lock.withLock { knownHead = max(knownHead, head) }
+            guard let last = items.last else { break }
+            // Only membership entries carry boxes and wrapped keys.
+            headers += items.compactMap { try? EnvelopeHeader(envelope: $0.changeSet.envelope) }.filter { $0.kind == .membership }
+            after = last.serverSequence
+        }
+        let found = headers
+        return try await onVault { try self.synced.findKey(in: found) }
     }
 
     /// Runs vault work on the session's queue.

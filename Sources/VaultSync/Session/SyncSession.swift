@@ -91,16 +91,16 @@ public final class SyncSession: Sendable {
 
     init(vaultConfiguration: Vault.Configuration, sync: SyncConfiguration) throws {
         configuration = sync
-        guard sync.syncKey.count == SyncKey.byteCount else {
-            throw SyncSessionError.invalidConfiguration("syncKey must be \(SyncKey.byteCount) bytes, not \(sync.syncKey.count)")
+        guard sync.syncKey.count == SyncKey.byteCount || (sync.syncKey.isEmpty && sync.identity != nil) else {
+            throw SyncSessionError.invalidConfiguration("syncKey must be \(SyncKey.byteCount) bytes, not \(sync.syncKey.count) (or empty, for a device with an identity that joins by invitation)")
         }
         guard !sync.space.isEmpty, !sync.token.isEmpty else { throw SyncSessionError.invalidConfiguration("space and token must not be empty") }
         _ = try SyncSocketConnector.webSocketURL(for: sync.serverURL)
-        let key = try SyncKey(bytes: sync.syncKey)
-        let sealer = try ChangeSetSealer(space: SyncSpaceID(name: sync.space), keys: [0: key], currentKeyID: 0)
-        syncedVault = try SyncedVault(configuration: vaultConfiguration, now: sync.clock)
+        let key = sync.syncKey.isEmpty ? nil : try SyncKey(bytes: sync.syncKey)
+        let access = try SpaceAccess(space: SyncSpaceID(name: sync.space), syncKey: key, identity: sync.identity)
+        syncedVault = try SyncedVault(configuration: vaultConfiguration, access: access, now: sync.clock)
         status = SessionStatus(errorHandler: sync.errorHandler)
-        engine = SyncEngine(synced: syncedVault, sealer: sealer, configuration: sync, status: status)
+        engine = SyncEngine(synced: syncedVault, configuration: sync, status: status)
         syncedVault.setLocalCommitHandler { [status, engine] in
             status.localCommitNoted()
             engine.wake()
@@ -108,6 +108,10 @@ public final class SyncSession: Sendable {
     }
 
     func start() { engine.start() }
+
+    /// The space's members and their changes: add a device or a person, remove a lost
+    /// device, rotate the key (needs ``SyncConfiguration/identity``). Changes upload at once.
+    public var space: SyncSpace { syncedVault.space }
 
     deinit { engine.stop() }
 

@@ -26,12 +26,21 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
     /// about 190,000 new small objects). Raise the server's limit, or let the
     /// device upload between batches of a large import.
     case changeSetTooLarge(String)
+    /// An entry of the space's log was refused by its trust rules (see ``RefusedChangeSet``):
+    /// nothing of it was applied, and sync goes on. Not final.
+    case refusedChangeSet(RefusedChangeSet)
+    /// This device was removed from the space: it keeps what it had, and reads nothing
+    /// the space's members write after its removal (sealed under keys it never receives).
+    case removedFromSpace
+    /// This device's changes wait in its outbox: it is not a member of the space yet (it
+    /// waits for an owner to add it), or a reader. Not final: they upload once it may write.
+    case awaitingMembership(String)
 
     /// Whether the session stops instead of retrying.
     public var isFinal: Bool {
         switch self {
-        case .unauthorized, .forbidden, .unsupportedProtocol, .sync, .invalidConfiguration, .changeSetTooLarge: return true
-        case .connectionFailed, .serverError, .quarantinedChangeSet: return false
+        case .unauthorized, .forbidden, .unsupportedProtocol, .sync, .invalidConfiguration, .changeSetTooLarge, .removedFromSpace: return true
+        case .connectionFailed, .serverError, .quarantinedChangeSet, .refusedChangeSet, .awaitingMembership: return false
         }
     }
 
@@ -45,6 +54,9 @@ public enum SyncSessionError: Error, Sendable, Equatable, CustomStringConvertibl
         case .sync(let error): return "sync stopped: \(error)"
         case .quarantinedChangeSet(let quarantined): return "\(quarantined); sync goes on"
         case .invalidConfiguration(let reason): return "invalid sync configuration: \(reason)"
+        case .refusedChangeSet(let refused): return "\(refused); sync goes on"
+        case .removedFromSpace: return "this device was removed from the sync space: it keeps what it had and receives nothing newer; sync stopped"
+        case .awaitingMembership(let reason): return "this device's changes wait to upload: \(reason)"
         case .changeSetTooLarge(let reason): return "the sync server refused a change set as too large: \(reason); raise its --max-message-bytes, or upload between batches of a large import"
         }
     }

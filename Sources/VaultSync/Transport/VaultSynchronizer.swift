@@ -10,8 +10,11 @@ import Foundation
 public struct VaultSynchronizer: Sendable {
     /// The vault.
     public let vault: SyncedVault
-    /// Seals and opens change sets (the space and its keys).
-    public let sealer: ChangeSetSealer
+    /// Seals and opens change sets (the space and its keys); nil when the vault was opened
+    /// with a ``SpaceAccess``, which seals, signs and judges entries itself.
+    public let sealer: ChangeSetSealer?
+    /// The space.
+    public let space: SyncSpaceID
     /// The relay.
     public let transport: any SyncTransport
     /// How many change sets one download request asks for.
@@ -31,6 +34,19 @@ public struct VaultSynchronizer: Sendable {
     public init(vault: SyncedVault, sealer: ChangeSetSealer, transport: any SyncTransport, pageSize: Int = 256) {
         self.vault = vault
         self.sealer = sealer
+        space = sealer.space
+        self.transport = transport
+        self.pageSize = pageSize
+    }
+
+    /// A synchronizer for `vault`, opened with a ``SpaceAccess``, through `transport`: entries
+    /// are signed when the access has an identity, and every entry read is judged by the
+    /// space's membership (see ``SyncedVault/receive(_:)``).
+    public init(vault: SyncedVault, transport: any SyncTransport, pageSize: Int = 256) throws(SyncError) {
+        guard let access = vault.access else { throw .invalidKey("the synced vault was opened without a space (SpaceAccess)") }
+        self.vault = vault
+        sealer = nil
+        space = access.space
         self.transport = transport
         self.pageSize = pageSize
     }
@@ -42,32 +58,66 @@ public struct VaultSynchronizer: Sendable {
         let (downloaded, applied) = try await download()
         round.downloaded = downloaded
         round.applied = applied
+        // A removal whose rotation another entry's beat leaves a rotation owed: a writer makes it.
+        if sealer == nil, try vault.settleKeys() { round.uploaded += try await upload() }
         return round
     }
 
     /// Seals and uploads the outbox; returns how many change sets the relay acknowledged.
     public func upload() async throws -> Int {
-        let sealed = try vault.sealedPendingChangeSets(with: sealer)
+        let sealed = try sealer.map { try vault.sealedPendingChangeSets(with: $0) } ?? vault.sealedPendingEntries()
         guard !sealed.isEmpty else { return 0 }
-        let receipts = try await transport.upload(sealed, space: sealer.space)
+        let receipts = try await transport.upload(sealed, space: space)
         let acknowledged = receipts.filter { $0.device == vault.device }.map(\.sequence)
-        if let last = acknowledged.max() { try vault.acknowledgeUploaded(through: last) }
+        if sealer == nil {
+            try vault.acknowledgeUploaded(acknowledged)
+        } else if let last = acknowledged.max() {
+            try vault.acknowledgeUploaded(through: last)
+        }
         return acknowledged.count
     }
 
     /// Downloads and applies every page the relay holds past the stored position.
     public func download() async throws -> (downloaded: Int, applied: Int) {
         var downloaded = 0
-        var applied = try vault.retryQuarantined(with: sealer)
+        var applied = try sealer.map { try vault.retryQuarantined(with: $0) } ?? vault.retryQuarantined()
+        if sealer == nil, try vault.needsKey() {
+            // A device that joins finds its key box in the log's headers before it reads anything.
+            guard try await findKey(after: 0) else { return (0, 0) }
+        }
         while true {
-            let page = try await transport.receive(space: sealer.space, after: try vault.serverCursor(), limit: pageSize)
+            let page = try await transport.receive(space: space, after: try vault.serverCursor(), limit: pageSize)
             guard let last = page.last else { break }
-            // Entries that do not authenticate are kept apart in the vault and skipped (QuarantinedChangeSet).
-            let (changeSets, quarantined) = try sealer.openDelivered(page, skipping: vault.device)
-            applied += try vault.apply(changeSets, serverCursor: last.serverSequence, quarantined: quarantined)
+            if let sealer {
+                // Entries that do not authenticate are kept apart in the vault and skipped (QuarantinedChangeSet).
+                let (changeSets, quarantined) = try sealer.openDelivered(page, skipping: vault.device)
+                applied += try vault.apply(changeSets, serverCursor: last.serverSequence, quarantined: quarantined)
+            } else {
+                let reception = try vault.receive(page)
+                applied += reception.applied
+                if reception.removed { break }
+                // Reading stopped at an entry under a key this device lacks: a later entry may share it.
+                if let stopped = reception.stoppedAt {
+                    if try await findKey(after: stopped - 1) { continue }
+                    break
+                }
+            }
             downloaded += page.count
-            try await transport.acknowledge(space: sealer.space, device: vault.device, through: last.serverSequence)
+            try await transport.acknowledge(space: space, device: vault.device, through: last.serverSequence)
         }
         return (downloaded, applied)
+    }
+
+    /// Reads the log's membership headers after `after` for a key box of this device's; true when it gained a key.
+    private func findKey(after start: UInt64) async throws -> Bool {
+        var headers: [EnvelopeHeader] = []
+        var after = start
+        while true {
+            let page = try await transport.receive(space: space, after: after, limit: pageSize)
+            guard let last = page.last else { break }
+            headers += page.compactMap { try? EnvelopeHeader(envelope: $0.changeSet.envelope) }.filter { $0.kind == .membership }
+            after = last.serverSequence
+        }
+        return try vault.findKey(in: headers)
     }
 }

@@ -19,6 +19,7 @@
 //                                   ◀──     uploaded(request, [receipt])
 //   download(request, after, limit) ──▶
 //                                   ◀──     changeSets(request, [(seq, envelope)], head, remaining bytes)
+//   register(keys, signature)       ──▶     (protocol 2; no reply: a refusal closes with 4403)
 //   acknowledge(through)            ──▶     (no reply)
 //                                   ◀──     head(n)            pushed whenever the space's log grows
 //
@@ -44,6 +45,17 @@
 // the newest protocol the device speaks; the server answers with the one it
 // will use, or closes with 4426 when it speaks none of them.
 //
+// SIGNED SPACES (protocol 2)
+//
+// A device with an identity registers its public keys after the welcome,
+// signed by its signing key (the server learns public keys, never secrets).
+// The server binds the device id the keys give to the token's device, and
+// from then on stores a signed (version-2) envelope only when it names the
+// registered device and its Ed25519 signature verifies: a stolen token alone
+// cannot post as another device, nor post anything its device did not sign.
+// A space is marked signed by its first signed envelope; after that the
+// server refuses unsigned (version-1) uploads to it with 4403.
+//
 // CLOSE CODES
 //
 // Besides WebSocket's own (1002 for an unmasked client frame, 1009 for a
@@ -68,6 +80,11 @@ public enum SyncWireMessage: Sendable, Equatable {
     case download(request: UInt64, after: UInt64, limit: UInt32)
     /// Device → server: the device holds the log through `through` durably.
     case acknowledge(through: UInt64)
+    /// Device → server (protocol 2), after the welcome: the public keys of the device this
+    /// token uploads for, signed by that device (``SignatureContext/registration``). From
+    /// then on the server stores a signed envelope of this connection only when it names
+    /// that device and its signature verifies with that key.
+    case register(keys: DevicePublicKeys, signature: [UInt8])
     /// Server → device, the reply to `hello`: the version in use, the space's
     /// last server sequence, and the bytes its log holds in all.
     case welcome(protocolVersion: UInt32, head: UInt64, totalBytes: UInt64)
@@ -79,11 +96,16 @@ public enum SyncWireMessage: Sendable, Equatable {
     /// Server → device, pushed: the space's log now ends at `head`.
     case head(UInt64)
 
-    /// The protocol version this build speaks.
-    public static let protocolVersion: UInt32 = 1
+    /// The protocol version this build speaks (2: devices register their public keys).
+    public static let protocolVersion: UInt32 = 2
+
+    /// What a device signs to register `keys` for `space` with a server.
+    public static func registrationMessage(space: SyncSpaceID, keys: DevicePublicKeys) -> [UInt8] {
+        space.bytes + keys.signing + keys.box
+    }
 
     private enum Tag: UInt8 {
-        case hello = 1, upload, download, acknowledge
+        case hello = 1, upload, download, acknowledge, register
         case welcome = 64, uploaded, changeSets, head
     }
 
@@ -108,6 +130,9 @@ public enum SyncWireMessage: Sendable, Equatable {
         case .acknowledge(let through):
             writer.u8(Tag.acknowledge.rawValue)
             writer.varint(through)
+        case .register(let keys, let signature):
+            writer.u8(Tag.register.rawValue)
+            writer.raw(keys.signing + keys.box + signature)
         case .welcome(let version, let head, let totalBytes):
             writer.u8(Tag.welcome.rawValue)
             writer.varint(UInt64(version))
@@ -155,6 +180,10 @@ public enum SyncWireMessage: Sendable, Equatable {
             self = .download(request: try reader.varint(), after: try reader.varint(), limit: try reader.u32Varint())
         case .acknowledge:
             self = .acknowledge(through: try reader.varint())
+        case .register:
+            let signing = try reader.raw(DevicePublicKeys.signingKeyByteCount)
+            let keys = try DevicePublicKeys(signing: signing, box: try reader.raw(DevicePublicKeys.boxKeyByteCount))
+            self = .register(keys: keys, signature: try reader.raw(DevicePublicKeys.signatureByteCount))
         case .welcome:
             self = .welcome(protocolVersion: try reader.u32Varint(), head: try reader.varint(), totalBytes: try reader.varint())
         case .uploaded:

@@ -16,6 +16,7 @@ public final class SyncServerMetrics: @unchecked Sendable {
         case messagesRejected = "vault_sync_messages_rejected_total"
         case storeErrors = "vault_sync_store_errors_total"
         case uploadsRefusedForeignDevice = "vault_sync_uploads_refused_foreign_device_total"
+        case uploadsRefusedSignature = "vault_sync_uploads_refused_signature_total"
         case uploadsRefusedConflicting = "vault_sync_uploads_refused_conflicting_total"
         case connectionsClosedByGuard = "vault_sync_connections_closed_by_guard_total"
 
@@ -32,6 +33,7 @@ public final class SyncServerMetrics: @unchecked Sendable {
             case .messagesRejected: return "Messages refused (malformed, too large, rate, space)"
             case .storeErrors: return "Requests that failed in the store"
             case .uploadsRefusedForeignDevice: return "Uploads refused: a change set of a device another token uploads for"
+            case .uploadsRefusedSignature: return "Uploads and registrations refused: a signature that does not verify with the token's registered device, or unsigned into a signed space"
             case .uploadsRefusedConflicting: return "Uploads refused: an author sequence already stored with other bytes"
             case .connectionsClosedByGuard: return "Connections closed before a request was served (address cap, header timeout or size, a malformed upgrade)"
             }

@@ -24,6 +24,9 @@ struct DeviceConnection {
     let budget: MessageBudget
     let logger: Logger
 
+    /// The device this connection's token registered (protocol 2), once it has.
+    let registered = RegisteredDevice()
+
     /// Why a connection is closed by the server.
     struct Rejection: Error {
         let code: SyncCloseCode
@@ -133,9 +136,9 @@ struct DeviceConnection {
     /// The handshake: the first message must be hello; the welcome gives the log's head.
     private func greet(_ message: SyncWireMessage, _ outbound: WebSocketOutboundWriter) async throws {
         guard case .hello(let version, _) = message else { throw Rejection(code: .malformedMessage, reason: "the first message must be hello") }
-        guard version >= 1 else { throw Rejection(code: .unsupportedVersion, reason: "this server speaks sync protocol 1") }
+        guard version >= 1 else { throw Rejection(code: .unsupportedVersion, reason: "this server speaks sync protocols 1 and 2") }
         let head = try await fromStore { try await store.head(space: grant.space) }
-        try await send(.welcome(protocolVersion: SyncWireMessage.protocolVersion, head: head.head, totalBytes: head.totalBytes), outbound)
+        try await send(.welcome(protocolVersion: min(version, SyncWireMessage.protocolVersion), head: head.head, totalBytes: head.totalBytes), outbound)
     }
 
     /// Throws the rejection of a revoked token (checked in the store every time: a
@@ -167,6 +170,13 @@ struct DeviceConnection {
                 let header: EnvelopeHeader
                 do { header = try EnvelopeHeader(envelope: envelope) } catch { throw Rejection(code: .malformedMessage, reason: "an upload holds something that is not a sealed change set") }
                 guard header.space == grant.space else { throw Rejection(code: .forbidden, reason: "a change set sealed for another space than the token's") }
+                if header.isSigned {
+                    // Signed by the device this token registered, and naming it.
+                    guard let keys = registered.keys, header.device == keys.deviceID, header.signatureVerifies(envelope, signer: keys) else {
+                        metrics.add(.uploadsRefusedSignature)
+                        throw Rejection(code: .forbidden, reason: "a signed change set that is not signed by the device this token registered")
+                    }
+                }
                 changeSets.append(SealedChangeSet(device: header.device, sequence: header.sequence, envelope: envelope))
             }
             let outcome: AppendOutcome
@@ -180,6 +190,21 @@ struct DeviceConnection {
             metrics.add(.changeSetsDeduplicated, Int64(outcome.deduplicated))
             logger.debug("upload", metadata: ["stored": "\(outcome.stored)", "deduplicated": "\(outcome.deduplicated)"])
             return .uploaded(request: request, receipts: outcome.receipts)
+        case .register(let keys, let signature):
+            guard registered.keys == nil else { throw Rejection(code: .malformedMessage, reason: "the device registered already") }
+            let message = SyncWireMessage.registrationMessage(space: grant.space, keys: keys)
+            guard keys.verify(signature, of: message, context: .registration) else {
+                metrics.add(.uploadsRefusedSignature)
+                throw Rejection(code: .forbidden, reason: "a registration not signed by the keys it names")
+            }
+            do {
+                try await fromStore { try await store.register(keys, space: grant.space, uploader: grant) }
+            } catch let refusal as AppendRefusal {
+                throw Self.rejection(for: refusal, metrics: metrics)
+            }
+            registered.set(keys)
+            logger.debug("device registered")
+            return nil
         case .download(_, let after, _) where after >= UInt64(Int64.max):
             throw Rejection(code: .malformedMessage, reason: "a download position past the largest a log can hold")
         case .acknowledge(let through) where through >= UInt64(Int64.max):
@@ -211,6 +236,12 @@ struct DeviceConnection {
                              reason: "the log holds this device's change set \(sequence) with other bytes (at \(serverSequence)); it keeps its place")
         case .quotaExceeded(let limit):
             return Rejection(code: .quotaExceeded, reason: "the space's log may hold at most \(limit) bytes")
+        case .unsignedInSignedSpace:
+            metrics.add(.uploadsRefusedSignature)
+            return Rejection(code: .forbidden, reason: "an unsigned change set for a space whose devices sign theirs")
+        case .keysMismatch:
+            metrics.add(.uploadsRefusedSignature)
+            return Rejection(code: .forbidden, reason: "a device registered with other keys")
         }
     }
 
@@ -232,6 +263,15 @@ struct DeviceConnection {
             throw Rejection(code: .serverError, reason: "the server's store is unavailable; try again")
         }
     }
+}
+
+/// The keys a connection's device registered (set once, read by the processor).
+final class RegisteredDevice: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: DevicePublicKeys?
+
+    var keys: DevicePublicKeys? { lock.withLock { stored } }
+    func set(_ keys: DevicePublicKeys) { lock.withLock { stored = keys } }
 }
 
 /// A connection's received messages not yet processed: their number and bytes.

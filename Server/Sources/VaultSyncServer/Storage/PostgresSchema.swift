@@ -57,6 +57,12 @@ enum PostgresSchema {
                 PRIMARY KEY (space, device))
             """,
         ],
+        // 3: signed spaces. A device registers its public keys (never secrets); a space is
+        // marked signed by its first signed envelope, and refuses unsigned ones after it.
+        [
+            "ALTER TABLE vault_sync_devices ADD COLUMN signing_key bytea, ADD COLUMN box_key bytea",
+            "ALTER TABLE vault_sync_spaces ADD COLUMN signed boolean NOT NULL DEFAULT false",
+        ],
     ]
 
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {

@@ -95,11 +95,19 @@ public final class PostgresSyncStore: SyncStore {
             try await connection.query("INSERT INTO vault_sync_spaces(space) VALUES (\(spaceBytes)) ON CONFLICT DO NOTHING", logger: logger)
             var head: Int64 = 0
             var totalBytes: Int64 = 0
-            for try await (storedHead, storedBytes) in try await connection.query(
-                "SELECT head, total_bytes FROM vault_sync_spaces WHERE space = \(spaceBytes) FOR UPDATE", logger: logger
-            ).decode((Int64, Int64).self) {
+            var signed = false
+            for try await (storedHead, storedBytes, storedSigned) in try await connection.query(
+                "SELECT head, total_bytes, signed FROM vault_sync_spaces WHERE space = \(spaceBytes) FOR UPDATE", logger: logger
+            ).decode((Int64, Int64, Bool).self) {
                 head = storedHead
                 totalBytes = storedBytes
+                signed = storedSigned
+            }
+            // A space's first signed envelope makes it a signed space; unsigned ones are refused after it.
+            let signedUpload = changeSets.map { (try? EnvelopeHeader(envelope: $0.envelope))?.isSigned == true }
+            if signed || signedUpload.contains(true) {
+                guard signedUpload.allSatisfy({ $0 }) else { throw AppendRefusal.unsignedInSignedSpace }
+                if !signed { try await connection.query("UPDATE vault_sync_spaces SET signed = true WHERE space = \(spaceBytes)", logger: logger) }
             }
             // Every author device of the upload must be the uploader's: the first device label
             // to upload a device's change sets claims it.
@@ -162,6 +170,27 @@ public final class PostgresSyncStore: SyncStore {
             }
             return AppendOutcome(receipts: receipts, stored: storedCount, storedBytes: storedBytes, deduplicated: deduplicated)
         }
+    }
+
+    public func register(_ keys: DevicePublicKeys, space: SyncSpaceID, uploader: DeviceGrant) async throws {
+        let spaceBytes = ByteBuffer(bytes: space.bytes)
+        let device = Int64(bitPattern: keys.deviceID.rawValue)
+        let signing = ByteBuffer(bytes: keys.signing)
+        let box = ByteBuffer(bytes: keys.box)
+        // Claims the device id for this label, or fills in the keys of the label's own row; a row of another label is left alone.
+        let rows = try await client.query(
+            """
+            INSERT INTO vault_sync_devices(space, device, device_label, signing_key, box_key)
+            VALUES (\(spaceBytes), \(device), \(uploader.deviceLabel), \(signing), \(box))
+            ON CONFLICT (space, device) DO UPDATE SET signing_key = COALESCE(vault_sync_devices.signing_key, EXCLUDED.signing_key),
+                box_key = COALESCE(vault_sync_devices.box_key, EXCLUDED.box_key)
+            WHERE vault_sync_devices.device_label = EXCLUDED.device_label
+            RETURNING signing_key
+            """, logger: logger)
+        var stored: ByteBuffer??
+        for try await signingKey in rows.decode(ByteBuffer?.self) { stored = .some(signingKey) }
+        guard let stored else { throw AppendRefusal.foreignDevice(keys.deviceID) }
+        guard stored.map({ Array(buffer: $0) }) == keys.signing else { throw AppendRefusal.keysMismatch(keys.deviceID) }
     }
 
     public func page(space: SyncSpaceID, after: UInt64, limit: Int, maxBytes: Int) async throws -> LogPage {

@@ -10,7 +10,8 @@ import VaultSync
 // once (a second upload of the same key with other bytes is refused, never
 // stored in its place); which device label uploads for each author device id
 // (so one device's token cannot post as another); how far each device has
-// acknowledged the log; and the device tokens, as SHA-256 digests only. It never holds a key, a change set's contents or a
+// acknowledged the log; each device's public keys, once it registers them;
+// whether a space is signed; and the device tokens, as SHA-256 digests only. It never holds a key, a change set's contents or a
 // token itself.
 //
 // Appends notify every server process of the new head (PostgreSQL
@@ -67,6 +68,11 @@ public enum AppendRefusal: Error, Sendable, Equatable {
     case conflictingChangeSet(device: SyncDeviceID, sequence: UInt64, serverSequence: UInt64)
     /// The space's log would hold more than `limit` envelope bytes.
     case quotaExceeded(limit: Int64)
+    /// An unsigned (version-1) change set for a space whose log holds signed ones.
+    case unsignedInSignedSpace
+    /// A device id registered with other keys (the id is derived from the signing key, so
+    /// this is a forgery, not a collision).
+    case keysMismatch(SyncDeviceID)
 }
 
 /// The position of a space's log.
@@ -89,6 +95,10 @@ public protocol SyncStore: Sendable {
     func issueToken(digest: [UInt8], spaceName: String, deviceLabel: String) async throws -> Int64
     /// Revokes the tokens of `device` in `space`; returns how many were live.
     func revokeTokens(spaceName: String, deviceLabel: String) async throws -> Int
+    /// Records that `keys` (device id `keys.deviceID`) are the keys of the device `uploader`'s
+    /// token uploads for in `space`: refused with ``AppendRefusal/foreignDevice(_:)`` when
+    /// another device label claimed that device id first.
+    func register(_ keys: DevicePublicKeys, space: SyncSpaceID, uploader: DeviceGrant) async throws
     /// Appends `changeSets`, uploaded with `uploader`'s token, to the log of `space` and
     /// notifies. Each (author device, sequence) is stored at most once: the same bytes again
     /// are a retry (their receipt names the stored place); other bytes are refused. All or

@@ -1,0 +1,236 @@
+import CSodium
+import Foundation
+
+// MARK: - Reading a signed log
+//
+// A device judges every entry of its space's log at the entry's place, in
+// log order, with nothing but the entries before it (MembershipState's rules)
+// and the entry's own bytes. So every device that reads the same log reaches
+// the same verdicts, whatever it received when.
+//
+// AN ENTRY AT POSITION p, SIGNED BY DEVICE d
+//
+//   version 1          applied as before while the space has no members;
+//                      refused (unsigned) once a genesis came before p.
+//   change set         refused unless d was a member at p (added before p,
+//                      not removed before p), the signature verifies with
+//                      d's key, and d's role is writer or owner. Then opened
+//                      with the key of its epoch; a key this device lacks
+//                      quarantines it (it may arrive later).
+//   membership entry   its signature checked with d's key (the keys it names
+//                      itself for a genesis), opened with the key of its epoch
+//                      (or one a box in its own header gives this device),
+//                      and applied by the rules. A box for this device, of an
+//                      epoch the membership has reached, gives it that key,
+//                      and the wrapped keys lead to the older ones. A device
+//                      that lacks the key stops reading here (everything after
+//                      depends on the entry) and looks ahead in the headers
+//                      for a box of its own: a device added while another
+//                      member rotated is sealed the new key by a key share
+//                      (rule 9), and reads on.
+//
+// A refused entry is recorded (RefusedChangeSet) and stands in the inbox as
+// an empty change set of its device and sequence, so that device's later
+// change sets do not wait for it. A membership entry also stands there as an
+// empty change set: it shares its device's sequence numbers with its change
+// sets, so the relay stores each once, and the inbox sees no gap.
+
+/// What one device knows of its space's trust: the membership the log's entries
+/// make, the keys it holds, and each rotation's wrapped previous key.
+struct SpaceLedger {
+    let space: SyncSpaceID
+    /// This device.
+    let device: SyncDeviceID
+    private(set) var membership: MembershipState
+    private(set) var keyring: SpaceKeyring
+    /// Each rotation's wrapped previous key, by the rotation's epoch.
+    private(set) var wraps: [UInt32: [UInt8]] = [:]
+    /// The devices each epoch's key was sealed to (the genesis device holds epoch 0's).
+    private(set) var recipients: [UInt32: Set<SyncDeviceID>] = [:]
+    /// Changes not yet written: membership entries and epochs.
+    private var newEntries: [(UInt64, SyncDeviceID, [UInt8])] = []
+    private var changedEpochs: Set<UInt32> = []
+
+    /// Whether the space has members (a genesis entry was applied).
+    var isSigned: Bool { membership.genesis != nil }
+
+    /// The ledger stored in `tables`, with `syncKey` (when the device was given one) as epoch 0's key.
+    static func load(_ tables: SyncTables, space: SyncSpaceID, device: SyncDeviceID, syncKey: SyncKey?) throws -> SpaceLedger {
+        var ledger = SpaceLedger(space: space, device: device, membership: MembershipState(space: space), keyring: SpaceKeyring(space: space))
+        if let syncKey { ledger.keyring.insert(syncKey, epoch: 0) }
+        for (epoch, key, wrapped, recipients) in try tables.epochs() {
+            if let key { ledger.keyring.insert(try SyncKey(bytes: key), epoch: epoch) }
+            if !wrapped.isEmpty { ledger.wraps[epoch] = wrapped }
+            if !recipients.isEmpty { ledger.recipients[epoch] = Set(recipients) }
+        }
+        for (position, signer, operations) in try tables.membershipEntries() {
+            ledger.membership.apply(MembershipEntry(signer: signer, operations: try MembershipCodec.decode(operations)), at: position, replaying: true)
+        }
+        return ledger
+    }
+
+    /// Writes what changed since ``load(_:space:device:syncKey:)``.
+    mutating func save(_ tables: SyncTables) throws {
+        for (position, signer, operations) in newEntries { try tables.addMembershipEntry(position: position, signer: signer, operations: operations) }
+        for epoch in changedEpochs.sorted() {
+            var key: Data?
+            if let held = keyring.keys[epoch] { key = try held.withBytes { (bytes) throws(SyncError) in Data(bytes) } }
+            try tables.setEpoch(epoch, key: key, wrapped: wraps[epoch], recipients: recipients[epoch].map { Array($0) })
+        }
+        newEntries = []
+        changedEpochs = []
+    }
+
+    /// Holds `key` as `epoch`'s (a space this device creates).
+    mutating func adopt(_ key: SyncKey, epoch: UInt32) {
+        keyring.insert(key, epoch: epoch)
+        changedEpochs.insert(epoch)
+    }
+
+    /// The epoch new entries are sealed under: the membership's, when this device holds its key.
+    var sealingEpoch: UInt32 {
+        keyring.keys[membership.epoch] != nil ? membership.epoch : keyring.current
+    }
+
+    /// A sealer for this device's entries (signing as `identity`), or for reading only.
+    func sealer(identity: DeviceIdentity?) throws(SyncError) -> ChangeSetSealer {
+        try ChangeSetSealer(space: space, keys: keyring.keys, currentKeyID: sealingEpoch, identity: identity)
+    }
+
+    /// What reading an entry came to.
+    enum Verdict {
+        /// A change set to merge.
+        case changeSet(ChangeSet)
+        /// A membership entry applied, or this device's own entry: stands as an empty change set.
+        case consumed
+        /// Refused by the trust rules.
+        case refused(SyncRefusal)
+        /// Could not be opened (a key this device lacks, damage): kept apart, tried again later.
+        case quarantined(SyncError)
+        /// A membership entry this device cannot open: reading stops before it.
+        case stop(SyncError)
+    }
+
+    /// Judges the entry `sealed` at `position` (after every earlier one), as `identity`.
+    mutating func read(_ sealed: SealedChangeSet, at position: UInt64, identity: DeviceIdentity?) throws(SyncError) -> Verdict {
+        let header: EnvelopeHeader
+        do { header = try EnvelopeHeader(envelope: sealed.envelope) } catch { return .quarantined(error) }
+        let own = header.device == device
+        guard header.isSigned else {
+            if let genesis = membership.genesis, genesis < position { return own ? .consumed : .refused(.unsigned) }
+            return own ? .consumed : open(sealed, identity: identity)
+        }
+        if header.kind == .membership { return try readMembership(sealed, header, at: position, identity: identity) }
+        if own { return .consumed }
+        guard let member = membership.devices[header.device], member.added < position else { return .refused(.unknownSigner) }
+        guard membership.role(of: header.device, at: position) != nil else { return .refused(.removedSigner) }
+        guard header.signatureVerifies(sealed.envelope, signer: member.keys) else { return .refused(.badSignature) }
+        guard member.role >= .writer else { return .refused(.readerWrite) }
+        return open(sealed, identity: identity)
+    }
+
+    private func open(_ sealed: SealedChangeSet, identity: DeviceIdentity?) -> Verdict {
+        do {
+            let reader = try sealer(identity: identity)
+            let (header, body) = try reader.openBody(sealed)
+            guard header.kind == .changeSet else { return .quarantined(.malformedChangeSet("a membership entry in an unsigned envelope")) }
+            return .changeSet(try reader.decode(body, of: sealed))
+        } catch {
+            return .quarantined(error)
+        }
+    }
+
+    private mutating func readMembership(_ sealed: SealedChangeSet, _ header: EnvelopeHeader, at position: UInt64,
+                                         identity: DeviceIdentity?) throws(SyncError) -> Verdict {
+        // A member's entry is checked before it is opened; a genesis names its signer's keys inside.
+        let member = membership.devices[header.device]
+        if let member, !header.signatureVerifies(sealed.envelope, signer: member.keys) { return .refused(.badSignature) }
+        guard member != nil || membership.genesis == nil else { return .refused(.unknownSigner) }
+        // A box for this device may hold the very key the entry is sealed under (a key share).
+        var reader = keyring
+        if let identity, header.boxes[device] != nil, keyring.keys[header.boxEpoch] == nil {
+            try? reader.receive(EpochRotation(epoch: header.boxEpoch, boxes: header.boxes, wrappedPrevious: header.wrappedPrevious.isEmpty ? (wraps[header.boxEpoch] ?? []) : header.wrappedPrevious),
+                                as: device, identity: identity, history: wraps.mapValues { EpochRotation(epoch: 0, boxes: [:], wrappedPrevious: $0) })
+        }
+        let body: [UInt8]
+        do {
+            (_, body) = try ChangeSetSealer(space: space, keys: reader.keys, currentKeyID: sealingEpoch, identity: identity).openBody(sealed)
+        } catch {
+            switch error {
+            case .unknownKey: return .stop(error)
+            default: return .quarantined(error)
+            }
+        }
+        let operations: [MembershipOperation]
+        do { operations = try MembershipCodec.decode(body) } catch { return .refused(.invalidMembershipEntry(error.description)) }
+        if member == nil {
+            guard case .genesis(let keys)? = operations.first else { return .refused(.unknownSigner) }
+            guard header.signatureVerifies(sealed.envelope, signer: keys) else { return .refused(.badSignature) }
+        }
+        // A rotation's header holds the new epoch's boxes and the wrapped previous key; anything else, boxes of a reached epoch.
+        let rotation = operations.compactMap { operation -> UInt32? in if case .rotate(let epoch) = operation { epoch } else { nil } }.first
+        if let rotation {
+            guard header.boxEpoch == rotation, !header.wrappedPrevious.isEmpty else { return .refused(.invalidMembershipEntry("a rotation without its keys")) }
+        } else {
+            guard header.wrappedPrevious.isEmpty, header.boxEpoch <= membership.epoch else { return .refused(.invalidMembershipEntry("key boxes of an epoch the space has not reached")) }
+        }
+        if let refusal = membership.apply(MembershipEntry(signer: header.device, operations: operations), at: position) {
+            return .refused(.invalidMembershipEntry(refusal.reason))
+        }
+        newEntries.append((position, header.device, body))
+        if case .genesis? = operations.first {
+            recipients[0, default: []].insert(header.device)
+            changedEpochs.insert(0)
+        }
+        // A rotation the rules refused (rule 7) brings no key: only boxes of an epoch the membership reached count.
+        if header.boxEpoch <= membership.epoch, !header.boxes.isEmpty {
+            recipients[header.boxEpoch, default: []].formUnion(header.boxes.keys)
+            changedEpochs.insert(header.boxEpoch)
+            if rotation != nil {
+                wraps[header.boxEpoch] = header.wrappedPrevious
+            }
+            if identity != nil, header.boxes[device] != nil, keyring.keys[header.boxEpoch] == nil {
+                let before = Set(keyring.keys.keys)
+                keyring = reader.keys[header.boxEpoch] != nil ? reader : keyring
+                changedEpochs.formUnion(Set(keyring.keys.keys).subtracting(before))
+            }
+        }
+        return .consumed
+    }
+
+    /// The members sealed no key of the current epoch (a device added while another member
+    /// rotated), and whether this device is the one to share it with them: the writer or
+    /// owner with the lowest id among those that hold it (every device computes the same).
+    func keyOwed() -> (recipients: [SyncDeviceID: DevicePublicKeys], mine: Bool) {
+        let epoch = membership.epoch
+        let holders = recipients[epoch] ?? []
+        let owed = membership.currentDevices.filter { !holders.contains($0.key) }.mapValues(\.keys)
+        let sharer = membership.currentDevices.filter { holders.contains($0.key) && $0.value.role >= .writer }.keys.min { $0.rawValue < $1.rawValue }
+        return (owed, sharer == device && keyring.keys[epoch] != nil)
+    }
+
+    /// The newest key box for this device in `headers` (a device that joins, or one that
+    /// stopped at an entry under a key it lacks, finds its way on with it before it reads
+    /// further). Unverified until the log is read: an entry opened with it still has to be
+    /// signed by a member.
+    mutating func findKey(in headers: [EnvelopeHeader], identity: DeviceIdentity) {
+        // The first rotation to an epoch in the log is the one the rules accept (a later one to
+        // the same epoch is refused), so the first wrapped key of an epoch is kept.
+        for header in headers {
+            if !header.wrappedPrevious.isEmpty, wraps[header.boxEpoch] == nil {
+                wraps[header.boxEpoch] = header.wrappedPrevious
+                changedEpochs.insert(header.boxEpoch)
+            }
+        }
+        for header in headers.reversed() where header.boxes[device] != nil {
+            let history = wraps.mapValues { EpochRotation(epoch: 0, boxes: [:], wrappedPrevious: $0) }
+            let wrapped = header.wrappedPrevious.isEmpty ? (wraps[header.boxEpoch] ?? []) : header.wrappedPrevious
+            let before = Set(keyring.keys.keys)
+            if (try? keyring.receive(EpochRotation(epoch: header.boxEpoch, boxes: header.boxes, wrappedPrevious: wrapped), as: device,
+                                     identity: identity, history: history)) != nil {
+                changedEpochs.formUnion(Set(keyring.keys.keys).subtracting(before))
+                return
+            }
+        }
+    }
+}

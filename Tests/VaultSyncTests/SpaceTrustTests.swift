@@ -1,0 +1,301 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultKit
+@testable import VaultSync
+import VaultTestSupport
+
+/// A signed space on a relay that keeps everything it is given: members sign what they
+/// write, every device judges every entry by the membership at its place in the log, and
+/// a removed device reads nothing written after its removal.
+@Suite("Signed spaces: members, refusals, removal with rotation")
+struct SpaceTrustTests {
+    private static let space = SyncSpaceID(bytes: Array(repeating: 9, count: 16))
+
+    private func newIdentity() throws -> DeviceIdentity { try DeviceIdentity(masterKey: try MasterKey.generate()) }
+
+    /// The owner's first device (holding the space's first key) and a relay.
+    private struct Space {
+        let directory: TemporaryDirectory
+        let relay = InProcessRelay()
+        let owner: SyncTestDevice
+        let ownerIdentity: DeviceIdentity
+
+        init(_ label: String) throws {
+            directory = try TemporaryDirectory(label)
+            ownerIdentity = try DeviceIdentity(masterKey: try MasterKey.generate())
+            owner = try SyncTestDevice(directory, "owner", relay: relay, identity: ownerIdentity, syncKey: try SyncKey.generate())
+            try owner.synced.space.create()
+        }
+
+        /// A new device that joins by invitation, added by the owner with `role`.
+        func invite(_ name: String, role: SyncRole, identity: DeviceIdentity? = nil) async throws -> (SyncTestDevice, DeviceIdentity) {
+            let identity = try identity ?? DeviceIdentity(masterKey: try MasterKey.generate())
+            let device = try SyncTestDevice(directory, name, relay: relay, identity: identity, syncKey: nil)
+            let request = try JoinRequest(try device.synced.space.joinRequest().text)
+            try owner.synced.space.add(request, role: role)
+            try await owner.sync()
+            try await device.sync()
+            return (device, identity)
+        }
+    }
+
+    @Test("a second person joins by invitation, reads the space's history and syncs both ways")
+    func invitationSyncsBothWays() async throws {
+        let space = try Space("trust-invite")
+        try space.owner.write { $0.add(SyncNote(value: ["id": "n1", "title": "before Ana joined"])) }
+        try await space.owner.sync()
+        let (ana, anaIdentity) = try await space.invite("ana", role: .writer)
+        #expect(try ana.note("n1")?.title == "before Ana joined")
+        try ana.write { $0.add(SyncNote(value: ["id": "n2", "title": "from Ana"])) }
+        try await ana.sync()
+        try await space.owner.sync()
+        #expect(try space.owner.note("n2")?.title == "from Ana")
+
+        // Both compute the same membership: two people, an owner and a writer.
+        let members = try space.owner.synced.space.members()
+        #expect(members == (try ana.synced.space.members()))
+        #expect(members.count == 2)
+        #expect(try ana.synced.space.role() == .writer)
+        #expect(members.first { $0.device == anaIdentity.publicKeys.deviceID }?.fingerprint == anaIdentity.publicKeys.fingerprint)
+        #expect(try ana.synced.space.fingerprint() == space.ownerIdentity.publicKeys.fingerprint)
+        #expect(try ana.synced.refusedChangeSets().isEmpty && space.owner.synced.refusedChangeSets().isEmpty)
+        // The relay's bytes hold no title.
+        let stored = await space.relay.storedBytes(space: try #require(Self.space))
+        #expect(stored.firstRange(of: Array("from Ana".utf8)) == nil && stored.firstRange(of: Array("before Ana".utf8)) == nil)
+    }
+
+    @Test("a device not yet added keeps its changes in its outbox, and uploads them once it is a member")
+    func changesWaitForMembership() async throws {
+        let space = try Space("trust-wait")
+        let identity = try newIdentity()
+        let phone = try SyncTestDevice(space.directory, "phone", relay: space.relay, identity: identity, syncKey: nil)
+        try phone.write { $0.add(SyncNote(value: ["id": "early", "title": "written before joining"])) }
+        try await phone.sync()
+        #expect(try phone.synced.uploadWaitReason() != nil)
+        #expect(try phone.synced.pendingChangeSets().count == 1)
+        try space.owner.synced.space.add(try phone.synced.space.joinRequest(), role: .writer)
+        try await space.owner.sync()
+        try await phone.sync()
+        #expect(try phone.synced.uploadWaitReason() == nil)
+        try await phone.sync()
+        try await space.owner.sync()
+        #expect(try space.owner.note("early")?.title == "written before joining")
+        #expect(try space.owner.synced.refusedChangeSets().isEmpty)
+    }
+
+    @Test("changes made before and right after creating the space upload in an order every device accepts")
+    func changesAroundCreation() async throws {
+        let directory = try TemporaryDirectory("trust-creation")
+        let relay = InProcessRelay()
+        let identity = try newIdentity()
+        let first = try SyncTestDevice(directory, "first", relay: relay, identity: identity, syncKey: try SyncKey.generate())
+        try first.write { $0.add(SyncNote(value: ["id": "before", "title": "before the space had members"])) }
+        try first.synced.space.create()
+        try first.write { $0.add(SyncNote(value: ["id": "after", "title": "right after"])) }
+        // One round: the entry that creates the space, then what came after it; what came before waits for it.
+        _ = try await first.synchronizer.upload()
+        let second = try SyncTestDevice(directory, "second", relay: relay, identity: try newIdentity(), syncKey: nil)
+        try await first.sync()
+        try first.synced.space.add(try second.synced.space.joinRequest(), role: .reader)
+        try await first.sync()
+        try await first.sync()
+        try await second.sync()
+        #expect(try second.note("before")?.title == "before the space had members")
+        #expect(try second.note("after")?.title == "right after")
+        #expect(try second.synced.refusedChangeSets().isEmpty)
+        #expect(try first.synced.pendingChangeSets().isEmpty)
+    }
+
+    @Test("a reader's change sets are refused by every device, with nothing applied")
+    func readerWritesAreRefused() async throws {
+        let space = try Space("trust-reader")
+        let (writer, _) = try await space.invite("writer", role: .writer)
+        let (reader, readerIdentity) = try await space.invite("reader", role: .reader)
+        try await writer.sync()
+        // The reader's own session never uploads its changes…
+        try reader.write { $0.add(SyncNote(value: ["id": "r1", "title": "reader's edit"])) }
+        try await reader.sync()
+        #expect(try reader.synced.uploadWaitReason()?.contains("reader") == true)
+        // …and one sent anyway (a modified app) is refused everywhere.
+        let sealer = try ChangeSetSealer(space: try #require(Self.space), keys: [0: try heldKey(reader, epoch: 0)], currentKeyID: 0, identity: readerIdentity)
+        let forged = try sealer.seal(try #require(try reader.synced.pendingChangeSets().first))
+        _ = await space.relay.upload([forged], space: try #require(Self.space))
+        try await space.owner.sync()
+        try await writer.sync()
+        for device in [space.owner, writer] {
+            #expect(try device.note("r1") == nil)
+            #expect(try device.synced.refusedChangeSets().map(\.refusal) == [.readerWrite])
+        }
+    }
+
+    @Test("forged entries are refused everywhere with nothing applied: a stranger's signature, a bad signature, no signature, another space's entry")
+    func forgeriesAreRefused() async throws {
+        let space = try Space("trust-forged")
+        let (writer, writerIdentity) = try await space.invite("writer", role: .writer)
+        let (other, _) = try await space.invite("other", role: .writer)
+        let spaceID = try #require(Self.space)
+        let key = try heldKey(writer, epoch: 0)
+        func note(_ id: String, author: SyncDeviceID, sequence: UInt64) -> ChangeSet {
+            let object = SyncObjectReference(className: "SyncNote", primaryKey: .string(id), incarnation: 1)
+            return ChangeSet(author: author, sequence: sequence, dependencies: [:], operations: [
+                SyncOperation(object: object, stamp: SyncStamp(clock: 1 << 20, device: author), change: .create),
+                SyncOperation(object: object, stamp: SyncStamp(clock: 2 << 20, device: author), change: .set(property: "title", value: .string("forged"))),
+            ])
+        }
+        // A stranger (valid sealing under the space key, its own signature).
+        let stranger = try newIdentity()
+        let strangerSealer = try ChangeSetSealer(space: spaceID, keys: [0: key], currentKeyID: 0, identity: stranger)
+        let fromStranger = try strangerSealer.seal(note("x1", author: stranger.publicKeys.deviceID, sequence: 1))
+        // The writer's device id and a valid sealing, signed by the stranger (a token holder with the key).
+        let asWriter = try strangerSealer.seal(note("x2", author: writerIdentity.publicKeys.deviceID, sequence: 50))
+        // Unsigned (version 1) under the space key.
+        let unsigned = try ChangeSetSealer(space: spaceID, keys: [0: key], currentKeyID: 0).seal(note("x3", author: SyncDeviceID(rawValue: 77), sequence: 1))
+        // The writer's genuine entry of another space, replayed here.
+        let elsewhere = try #require(SyncSpaceID(bytes: Array(repeating: 3, count: 16)))
+        let replayed = try ChangeSetSealer(space: elsewhere, keys: [0: key], currentKeyID: 0, identity: writerIdentity)
+            .seal(note("x4", author: writerIdentity.publicKeys.deviceID, sequence: 51))
+        _ = await space.relay.upload([fromStranger, asWriter, unsigned, replayed], space: spaceID)
+        try await space.owner.sync()
+        try await writer.sync()
+        try await other.sync()
+        for device in [space.owner, other] {
+            for id in ["x1", "x2", "x3", "x4"] { #expect(try device.note(id) == nil) }
+            let refused = try device.synced.refusedChangeSets().map(\.refusal)
+            #expect(refused == [.unknownSigner, .badSignature, .unsigned])
+            // The replayed entry does not authenticate for this space: kept apart, never applied.
+            #expect(try device.synced.quarantinedChangeSets().map(\.sequence) == [51])
+        }
+        // The device impersonated ignores entries in its own name (it knows its own), and refuses the rest.
+        for id in ["x1", "x2", "x3", "x4"] { #expect(try writer.note(id) == nil) }
+        #expect(try writer.synced.refusedChangeSets().map(\.refusal) == [.unknownSigner, .unsigned])
+        // Sync goes on.
+        try writer.write { $0.add(SyncNote(value: ["id": "ok", "title": "after the forgeries"])) }
+        try await writer.sync()
+        try await space.owner.sync()
+        #expect(try space.owner.note("ok")?.title == "after the forgeries")
+    }
+
+    @Test("a removed device keeping its files, with every byte the relay holds, opens nothing written after its removal")
+    func removedDeviceReadsNothingNew() async throws {
+        let space = try Space("trust-removed")
+        let (phone, phoneIdentity) = try await space.invite("phone", role: .writer)
+        let (laptop, _) = try await space.invite("laptop", role: .writer)
+        try space.owner.write { $0.add(SyncNote(value: ["id": "old", "title": "before the loss"])) }
+        try await space.owner.sync()
+        try await phone.sync()
+        #expect(try phone.note("old") != nil)
+
+        // The phone is lost: the owner removes it, which rotates the key.
+        try space.owner.synced.space.remove(device: phoneIdentity.publicKeys.deviceID)
+        try await space.owner.sync()
+        try await laptop.sync()
+        #expect(try laptop.synced.space.epoch() == 1)
+        try laptop.write { $0.add(SyncNote(value: ["id": "new", "title": "after the loss"])) }
+        try await laptop.sync()
+        try await space.owner.sync()
+        #expect(try space.owner.note("new")?.title == "after the loss")
+
+        // The phone syncs again: it learns it was removed, keeps what it had, reads nothing new.
+        try await phone.sync()
+        #expect(try phone.synced.space.isRemoved())
+        #expect(try phone.note("old") != nil && phone.note("new") == nil)
+        // Every key the phone holds, against every entry the relay holds after the removal.
+        let all = await space.relay.receive(space: try #require(Self.space), after: 0, limit: 10_000)
+        let removal = try #require(all.first { ($0.changeSet.envelope.count > 0) && (try? EnvelopeHeader(envelope: $0.changeSet.envelope))?.boxEpoch == 1 })
+        let phoneVault = try phone.vault()
+        let phoneLedger = try phone.synced.ledger(in: phoneVault)
+        #expect(phoneLedger.keyring.keys.keys.sorted() == [0])
+        let phoneSealer = try ChangeSetSealer(space: try #require(Self.space), keys: phoneLedger.keyring.keys, currentKeyID: 0)
+        let after = all.filter { $0.serverSequence > removal.serverSequence }
+        #expect(!after.isEmpty)
+        for item in after {
+            #expect(throws: SyncError.self) { _ = try phoneSealer.openBody(item.changeSet) }
+        }
+        // Nor do its boxes open with the phone's identity.
+        let header = try EnvelopeHeader(envelope: removal.changeSet.envelope)
+        #expect(header.boxes[phoneIdentity.publicKeys.deviceID] == nil)
+        #expect(header.boxes.values.allSatisfy { phoneIdentity.open(sealedBox: $0) == nil })
+    }
+
+    @Test("a device offline during a rotation catches up; one that joins later reads every epoch's history")
+    func offlineDeviceCatchesUp() async throws {
+        let space = try Space("trust-offline")
+        let (laptop, _) = try await space.invite("laptop", role: .writer)
+        let (phone, phoneIdentity) = try await space.invite("phone", role: .writer)
+        try space.owner.write { $0.add(SyncNote(value: ["id": "e0", "title": "epoch 0"])) }
+        try await space.owner.sync()
+        // The laptop is offline through a removal and a rotation on demand.
+        try space.owner.synced.space.remove(device: phoneIdentity.publicKeys.deviceID)
+        try await space.owner.sync()
+        try space.owner.write { $0.add(SyncNote(value: ["id": "e1", "title": "epoch 1"])) }
+        try await space.owner.sync()
+        try space.owner.synced.space.rotateSyncKey()
+        try await space.owner.sync()
+        try space.owner.write { $0.add(SyncNote(value: ["id": "e2", "title": "epoch 2"])) }
+        try await space.owner.sync()
+        try await laptop.sync()
+        for id in ["e0", "e1", "e2"] { #expect(try laptop.note(id) != nil) }
+        #expect(try laptop.synced.space.epoch() == 2)
+        // A tablet added now reads all three epochs through the chain of wrapped keys.
+        let (tablet, _) = try await space.invite("tablet", role: .reader)
+        for id in ["e0", "e1", "e2"] { #expect(try tablet.note(id) != nil) }
+        try await phone.sync()
+        #expect(try phone.note("e1") == nil && phone.note("e2") == nil)
+    }
+
+    @Test("two owners removing two devices at once converge on one membership, and the owed rotation follows")
+    func concurrentRemovalsConverge() async throws {
+        let space = try Space("trust-concurrent")
+        let (second, secondIdentity) = try await space.invite("second-owner", role: .owner)
+        let (c, cIdentity) = try await space.invite("c", role: .writer)
+        let (d, dIdentity) = try await space.invite("d", role: .writer)
+        try await second.sync()
+        _ = secondIdentity
+        // Both remove at once, each rotating to epoch 1: the later rotation is refused, its removal stands.
+        try space.owner.synced.space.remove(device: cIdentity.publicKeys.deviceID)
+        try second.synced.space.remove(device: dIdentity.publicKeys.deviceID)
+        try await space.owner.sync()
+        try await second.sync()
+        try await space.owner.sync()
+        #expect(try space.owner.synced.space.members() == second.synced.space.members())
+        #expect(try space.owner.synced.space.members().count == 2)
+        // The rotation the refused one owed is made by the next writer to sync (here, the owner's synchronizer).
+        try await space.owner.sync()
+        try await second.sync()
+        try await space.owner.sync()
+        #expect(try second.synced.space.epoch() == 2 && space.owner.synced.space.epoch() == 2)
+        #expect(try !space.owner.synced.ledger(in: try space.owner.vault()).membership.rotationOwed)
+        try second.write { $0.add(SyncNote(value: ["id": "after", "title": "after both removals"])) }
+        try await second.sync()
+        try await space.owner.sync()
+        #expect(try space.owner.note("after") != nil)
+        try await c.sync()
+        try await d.sync()
+        #expect(try c.note("after") == nil && d.note("after") == nil)
+        #expect(try c.synced.space.isRemoved() && d.synced.space.isRemoved())
+    }
+
+    @Test("membership changes the rules refuse throw before anything is written")
+    func refusedChangesThrow() async throws {
+        let space = try Space("trust-rules")
+        let (writer, _) = try await space.invite("writer", role: .writer)
+        let stranger = JoinRequest(identity: try newIdentity(), space: try #require(Self.space))
+        #expect(throws: SyncSpaceError.self) { try writer.synced.space.add(stranger, role: .writer) }
+        #expect(throws: SyncSpaceError.self) { try writer.synced.space.remove(device: space.ownerIdentity.publicKeys.deviceID) }
+        #expect(throws: SyncSpaceError.self) { try space.owner.synced.space.create() }
+        let otherSpace = JoinRequest(identity: try newIdentity(), space: try #require(SyncSpaceID(bytes: Array(repeating: 1, count: 16))))
+        #expect(throws: SyncSpaceError.self) { try space.owner.synced.space.add(otherSpace, role: .writer) }
+        var text = stranger.text
+        text.removeLast()
+        text.append(text.last == "A" ? "B" : "A")
+        #expect(throws: SyncSpaceError.self) { try JoinRequest(text) }
+        #expect(try writer.synced.pendingChangeSets().isEmpty)
+    }
+
+    /// A key `device` holds, as stored in its vault.
+    private func heldKey(_ device: SyncTestDevice, epoch: UInt32) throws -> SyncKey {
+        let ledger = try device.synced.ledger(in: try device.vault())
+        return try #require(ledger.keyring.keys[epoch])
+    }
+}
