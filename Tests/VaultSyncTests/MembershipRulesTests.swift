@@ -67,6 +67,25 @@ struct MembershipRulesTests {
         #expect(state.role(of: cast.id("bea-tablet"), at: 4) == .reader)
     }
 
+    @Test("a role is judged as it was at the entry's place: a change set before a promotion stays a reader's, one after a demotion a reader's")
+    func rolesByPosition() throws {
+        var cast = Cast()
+        var state = MembershipState(space: cast.space)
+        #expect(state.apply(try cast.genesis("ana"), at: 1) == nil)
+        #expect(state.apply(cast.entry("ana", [try cast.add("bea", role: .reader)]), at: 2) == nil)
+        let bea = try #require(cast.person("bea"))
+        #expect(state.apply(cast.entry("ana", [.setRole(bea, .writer)]), at: 5) == nil)
+        #expect(state.apply(cast.entry("ana", [.setRole(bea, .reader)]), at: 8) == nil)
+        #expect(state.role(of: cast.id("bea"), at: 4) == .reader)
+        #expect(state.role(of: cast.id("bea"), at: 6) == .writer)
+        #expect(state.role(of: cast.id("bea"), at: 9) == .reader)
+        #expect(state.devices[cast.id("bea")]?.role == .reader)
+        // Key shares: a writer of the current epoch only, a reader never.
+        #expect(state.apply(cast.entry("bea", [.shareKey(epoch: 0)]), at: 10) == .notPermitted("a reader does not share the key"))
+        #expect(state.apply(cast.entry("ana", [.shareKey(epoch: 1)]), at: 11) == .wrongEpoch(expected: 0, got: 1))
+        #expect(state.apply(cast.entry("ana", [.shareKey(epoch: 0)]), at: 12) == nil)
+    }
+
     @Test("each rule refuses what it forbids, and a refused entry changes nothing")
     func refusals() throws {
         var cast = Cast()
@@ -223,12 +242,13 @@ struct MembershipCodecTests {
         let operations: [MembershipOperation] = [
             try cast.add("bea", role: .writer), .removeDevice(SyncDeviceID(rawValue: 0x0102_0304_0506_0708)),
             .removePerson(try #require(cast.person("ana"))), .setRole(try #require(cast.person("bea")), .reader), .rotate(epoch: 0xA0B0_C0D0),
+            .shareKey(epoch: 0x0A0B_0C0D),
         ]
         #expect(try MembershipCodec.decode(MembershipCodec.encode(genesis.operations)) == genesis.operations)
         let bytes = MembershipCodec.encode(operations)
         #expect(try MembershipCodec.decode(bytes) == operations)
-        // Version, count, then each operation's tag and fields: 1 + 1 + (1+64+16+1+64) + 9 + 17 + 18 + 5.
-        #expect(bytes.count == 2 + 146 + 9 + 17 + 18 + 5)
+        // Version, count, then each operation's tag and fields: 1 + 1 + (1+64+16+1+64) + 9 + 17 + 18 + 5 + 5.
+        #expect(bytes.count == 2 + 146 + 9 + 17 + 18 + 5 + 5)
     }
 
     @Test("truncated, extended, re-tagged or re-versioned bytes are refused, never read another way")

@@ -216,6 +216,18 @@ struct SpaceTrustTests {
         let header = try EnvelopeHeader(envelope: removal.changeSet.envelope)
         #expect(header.boxes[phoneIdentity.publicKeys.deviceID] == nil)
         #expect(header.boxes.values.allSatisfy { phoneIdentity.open(sealedBox: $0) == nil })
+
+        // What the phone sends anyway (a modified app, under the key it has) is refused everywhere.
+        try phone.write { $0.add(SyncNote(value: ["id": "ghost", "title": "from the removed phone"])) }
+        let ghost = try #require(try phone.synced.pendingChangeSets().last)
+        let sealer = try ChangeSetSealer(space: try #require(Self.space), keys: phoneLedger.keyring.keys, currentKeyID: 0, identity: phoneIdentity)
+        _ = await space.relay.upload([try sealer.seal(ghost)], space: try #require(Self.space))
+        try await space.owner.sync()
+        try await laptop.sync()
+        for device in [space.owner, laptop] {
+            #expect(try device.note("ghost") == nil)
+            #expect(try device.synced.refusedChangeSets().map(\.refusal).contains(.removedSigner))
+        }
     }
 
     @Test("a device offline during a rotation catches up; one that joins later reads every epoch's history")
@@ -276,6 +288,46 @@ struct SpaceTrustTests {
         #expect(try c.synced.space.isRemoved() && d.synced.space.isRemoved())
     }
 
+    @Test("a device added while another owner rotated gets the new key in a key share, and never writes under the old one")
+    func addedDuringRotationGetsAKeyShare() async throws {
+        let space = try Space("trust-share")
+        let (second, _) = try await space.invite("second-owner", role: .owner)
+        let (lost, lostIdentity) = try await space.invite("lost", role: .writer)
+        try await second.sync()
+        // At once: the owner removes the lost device (a rotation), the second owner adds a tablet.
+        let tabletIdentity = try newIdentity()
+        let tablet = try SyncTestDevice(space.directory, "tablet", relay: space.relay, identity: tabletIdentity, syncKey: nil)
+        try space.owner.synced.space.remove(device: lostIdentity.publicKeys.deviceID)
+        try second.synced.space.add(try tablet.synced.space.joinRequest(), role: .writer)
+        _ = try await second.synchronizer.upload()
+        _ = try await space.owner.synchronizer.upload()
+        // The tablet joins with epoch 0's key; the rotation after its addition sealed it none of epoch 1.
+        try await tablet.sync()
+        #expect(try tablet.synced.space.role() == .writer && tablet.synced.space.epoch() == 1)
+        try tablet.write { $0.add(SyncNote(value: ["id": "t1", "title": "from the tablet"])) }
+        try await tablet.sync()
+        #expect(try tablet.synced.uploadWaitReason()?.contains("current key") == true)
+        #expect(try tablet.synced.pendingChangeSets().count == 1)
+        // A member that holds epoch 1 shares it; the tablet reads on and uploads under epoch 1.
+        try await space.owner.sync()
+        try await second.sync()
+        try await tablet.sync()
+        try await tablet.sync()
+        #expect(try tablet.synced.uploadWaitReason() == nil)
+        try await space.owner.sync()
+        #expect(try space.owner.note("t1")?.title == "from the tablet")
+        // The removed device, with every byte the relay holds, cannot open the tablet's change set.
+        try await lost.sync()
+        #expect(try lost.note("t1") == nil)
+        let lostKeys = try lost.synced.ledger(in: try lost.vault()).keyring.keys
+        #expect(lostKeys.keys.sorted() == [0])
+        let all = await space.relay.receive(space: try #require(Self.space), after: 0, limit: 10_000)
+        let fromTablet = all.filter { $0.changeSet.device == tabletIdentity.publicKeys.deviceID }
+        #expect(!fromTablet.isEmpty)
+        let reader = try ChangeSetSealer(space: try #require(Self.space), keys: lostKeys, currentKeyID: 0)
+        for item in fromTablet { #expect(throws: SyncError.self) { _ = try reader.openBody(item.changeSet) } }
+    }
+
     @Test("membership changes the rules refuse throw before anything is written")
     func refusedChangesThrow() async throws {
         let space = try Space("trust-rules")
@@ -287,8 +339,8 @@ struct SpaceTrustTests {
         let otherSpace = JoinRequest(identity: try newIdentity(), space: try #require(SyncSpaceID(bytes: Array(repeating: 1, count: 16))))
         #expect(throws: SyncSpaceError.self) { try space.owner.synced.space.add(otherSpace, role: .writer) }
         var text = stranger.text
-        text.removeLast()
-        text.append(text.last == "A" ? "B" : "A")
+        let last = text.removeLast()
+        text.append(last == "A" ? "B" : "A")
         #expect(throws: SyncSpaceError.self) { try JoinRequest(text) }
         #expect(try writer.synced.pendingChangeSets().isEmpty)
     }

@@ -140,11 +140,38 @@ enum MembershipRefusal: Error, Hashable, Sendable {
 struct MemberDevice: Hashable, Sendable {
     let keys: DevicePublicKeys
     var person: SyncPersonID
-    var role: SyncRole
+    /// Its role now.
+    private(set) var role: SyncRole
     /// The log position of the entry that added it.
     let added: UInt64
     /// The log position of the entry that removed it.
     var removed: UInt64?
+    /// Its earlier roles, each with the position of the entry that ended it, oldest first.
+    private(set) var earlierRoles: [RoleChange] = []
+
+    /// A role, and the position of the entry that changed it.
+    struct RoleChange: Hashable, Sendable {
+        let until: UInt64
+        let role: SyncRole
+    }
+
+    init(keys: DevicePublicKeys, person: SyncPersonID, role: SyncRole, added: UInt64) {
+        self.keys = keys
+        self.person = person
+        self.role = role
+        self.added = added
+    }
+
+    /// Gives the device `role` from the entry at `position` on.
+    mutating func change(to role: SyncRole, at position: UInt64) {
+        earlierRoles.append(RoleChange(until: position, role: self.role))
+        self.role = role
+    }
+
+    /// Its role for an entry at `position`: the role it had then, not the one it has now.
+    func role(at position: UInt64) -> SyncRole {
+        earlierRoles.first { $0.until > position }?.role ?? role
+    }
 }
 
 /// The membership the log's entries make, entry by entry (see the rules above).
@@ -175,12 +202,14 @@ struct MembershipState: Sendable {
     /// The devices that are members now.
     var currentDevices: [SyncDeviceID: MemberDevice] { devices.filter { $0.value.removed == nil } }
 
-    /// The role of `device` for an entry at `position` (a data change set's check):
-    /// nil unless the device was added before and not removed before it.
+    /// The role of `device` for an entry at `position` (a data change set's check): the
+    /// role it had at that point of the log, nil unless it was added before and not removed
+    /// before it. The same whenever it is asked, so an entry judged late (out of the
+    /// quarantine) gets the verdict it would have had on time.
     func role(of device: SyncDeviceID, at position: UInt64) -> SyncRole? {
         guard let member = devices[device], member.added < position else { return nil }
         if let removed = member.removed, removed < position { return nil }
-        return member.role
+        return member.role(at: position)
     }
 
     /// Applies `entry` at `position` (after every earlier position); returns
@@ -266,7 +295,7 @@ struct MembershipState: Sendable {
                 guard current.role == .owner else { throw MembershipRefusal.notPermitted("only an owner changes roles") }
                 let targets = currentDevices.filter { $0.value.person == person }.map(\.key)
                 guard !targets.isEmpty else { throw MembershipRefusal.unknownPerson(person) }
-                for device in targets { devices[device]?.role = role }
+                for device in targets { devices[device]?.change(to: role, at: position) }
             case .rotate:
                 break
             case .shareKey(let shared):

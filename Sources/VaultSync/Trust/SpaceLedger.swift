@@ -123,9 +123,9 @@ struct SpaceLedger {
         if header.kind == .membership { return try readMembership(sealed, header, at: position, identity: identity) }
         if own { return .consumed }
         guard let member = membership.devices[header.device], member.added < position else { return .refused(.unknownSigner) }
-        guard membership.role(of: header.device, at: position) != nil else { return .refused(.removedSigner) }
+        guard let role = membership.role(of: header.device, at: position) else { return .refused(.removedSigner) }
         guard header.signatureVerifies(sealed.envelope, signer: member.keys) else { return .refused(.badSignature) }
-        guard member.role >= .writer else { return .refused(.readerWrite) }
+        guard role >= .writer else { return .refused(.readerWrite) }
         return open(sealed, identity: identity)
     }
 
@@ -199,14 +199,15 @@ struct SpaceLedger {
     }
 
     /// The members sealed no key of the current epoch (a device added while another member
-    /// rotated), and whether this device is the one to share it with them: the writer or
-    /// owner with the lowest id among those that hold it (every device computes the same).
+    /// rotated), and whether this device can share it with them: it is a writer or owner and
+    /// holds the key. Every such device may: a share that comes second changes nothing, and
+    /// none waits for one particular device to come online.
     func keyOwed() -> (recipients: [SyncDeviceID: DevicePublicKeys], mine: Bool) {
         let epoch = membership.epoch
         let holders = recipients[epoch] ?? []
         let owed = membership.currentDevices.filter { !holders.contains($0.key) }.mapValues(\.keys)
-        let sharer = membership.currentDevices.filter { holders.contains($0.key) && $0.value.role >= .writer }.keys.min { $0.rawValue < $1.rawValue }
-        return (owed, sharer == device && keyring.keys[epoch] != nil)
+        let mayShare = (membership.currentDevices[device]?.role ?? .reader) >= .writer && keyring.keys[epoch] != nil
+        return (owed, mayShare)
     }
 
     /// The newest key box for this device in `headers` (a device that joins, or one that

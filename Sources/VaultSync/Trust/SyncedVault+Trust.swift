@@ -163,7 +163,11 @@ extension SyncedVault {
             // made after that entry, which every device reads after it).
             var writableAfter: UInt64?
             if let identity = access.identity {
-                if (ledger.membership.currentDevices[device]?.role ?? .reader) >= .writer {
+                if ledger.isSigned, ledger.keyring.keys[ledger.membership.epoch] == nil {
+                    // Never seal under an older epoch than the space's: a device removed since could read it.
+                    // The current key comes in a key share (rule 9); the change sets wait for it.
+                    writableAfter = nil
+                } else if (ledger.membership.currentDevices[device]?.role ?? .reader) >= .writer {
                     writableAfter = 0
                 } else {
                     var trial = ledger.membership
@@ -238,12 +242,14 @@ extension SyncedVault {
             return ledger.membership.devices[device] != nil ? "this device was removed from the space"
                 : "this device is not a member of the space yet: create the space (SyncSpace.create()) or be added by an owner"
         }
-        return role < .writer ? "this device is a reader of the space: its changes stay on the device" : nil
+        if role < .writer { return "this device is a reader of the space: its changes stay on the device" }
+        return ledger.keyring.keys[ledger.membership.epoch] == nil
+            ? "this device has not been given the space's current key yet (a member shares it after a rotation that missed this device)" : nil
     }
 
     /// Settles what the space's keys owe, when this device is the one to: a rotation a
-    /// removal left owed (rule 7; any writer or owner), or the current key for members
-    /// sealed none of it (rule 9; the writer or owner with the lowest id that holds it).
+    /// removal left owed (rule 7), or the current key for members sealed none of it (rule 9),
+    /// by any writer or owner that holds the current key.
     /// One entry at a time: nothing is made while an entry of this device's has not come
     /// back from the log. Returns whether it made an entry.
     func settleKeys() throws -> Bool {
