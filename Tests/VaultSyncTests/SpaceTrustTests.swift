@@ -328,6 +328,122 @@ struct SpaceTrustTests {
         for item in fromTablet { #expect(throws: SyncError.self) { _ = try reader.openBody(item.changeSet) } }
     }
 
+    @Test("a rotation whose keys reach a device removed just before it is refused: the removed device gets no newer key")
+    func rotationToARemovedDeviceIsRefused() async throws {
+        let space = try Space("trust-stale-rotation")
+        let (writer, _) = try await space.invite("writer", role: .writer)
+        let (lost, lostIdentity) = try await space.invite("lost", role: .writer)
+        try await writer.sync()
+        // The writer rotates (epoch 1) and reads it back.
+        try writer.synced.space.rotateSyncKey()
+        try await writer.sync()
+        // The owner, not having read that, removes the lost device: its rotation is refused, its removal stands.
+        try space.owner.synced.space.remove(device: lostIdentity.publicKeys.deviceID)
+        _ = try await space.owner.synchronizer.upload()
+        // The writer, not having read the removal, rotates again (epoch 2) with a box for the lost device.
+        try writer.synced.space.rotateSyncKey()
+        _ = try await writer.synchronizer.upload()
+        for _ in 0..<3 {
+            try await space.owner.sync()
+            try await writer.sync()
+        }
+        #expect(try space.owner.synced.space.epoch() == writer.synced.space.epoch())
+        #expect(try space.owner.synced.space.epoch() >= 2)
+        #expect(try space.owner.synced.refusedChangeSets().map(\.refusal).contains(.invalidMembershipEntry("keys sealed to a device that is not a member")))
+        try space.owner.write { $0.add(SyncNote(value: ["id": "later", "title": "after the removal"])) }
+        try await space.owner.sync()
+        try await writer.sync()
+        #expect(try writer.note("later") != nil)
+        // The lost device holds no key of an epoch after its removal, and reads nothing new.
+        try await lost.sync()
+        let lostKeys = try lost.synced.ledger(in: try lost.vault()).keyring.keys.keys
+        #expect(lostKeys.allSatisfy { $0 <= 1 })
+        #expect(try lost.note("later") == nil)
+        // Not even with the key the refused rotation sealed to it: no entry is sealed under that key.
+        let all = await space.relay.receive(space: try #require(Self.space), after: 0, limit: 10_000)
+        var keys = try lost.synced.ledger(in: try lost.vault()).keyring.keys
+        for item in all {
+            let header = try EnvelopeHeader(envelope: item.changeSet.envelope)
+            guard let box = header.boxes[lostIdentity.publicKeys.deviceID], header.boxEpoch >= 2,
+                  let opened = lostIdentity.open(sealedBox: box) else { continue }
+            keys[header.boxEpoch] = try SyncKey(bytes: Data(opened[20...]))
+        }
+        #expect(keys.keys.contains { $0 >= 2 }, "the refused rotation did seal a box to the lost device")
+        let reader = try ChangeSetSealer(space: try #require(Self.space), keys: keys, currentKeyID: 0)
+        for item in all where (try EnvelopeHeader(envelope: item.changeSet.envelope)).keyID >= 2 {
+            #expect(throws: SyncError.self) { _ = try reader.openBody(item.changeSet) }
+        }
+    }
+
+    @Test("a membership entry altered on the way stops the device that reads it, which never goes on with another membership")
+    func alteredMembershipEntryStops() async throws {
+        let space = try Space("trust-altered")
+        let (_, phoneIdentity) = try await space.invite("phone", role: .writer)
+        let (tablet, _) = try await space.invite("tablet", role: .writer)
+        try space.owner.synced.space.remove(device: phoneIdentity.publicKeys.deviceID)
+        try await space.owner.sync()
+        // The tablet is served a copy of the log whose removal entry has one byte of its ciphertext changed.
+        let spaceID = try #require(Self.space)
+        let all = await space.relay.receive(space: spaceID, after: 0, limit: 10_000)
+        let removal = try #require(all.last { (try? EnvelopeHeader(envelope: $0.changeSet.envelope))?.kind == .membership })
+        let altered = InProcessRelay()
+        for item in all {
+            var envelope = item.changeSet.envelope
+            if item.serverSequence == removal.serverSequence { envelope[envelope.count - 80] ^= 1 }
+            _ = await altered.upload([SealedChangeSet(device: item.changeSet.device, sequence: item.changeSet.sequence, envelope: envelope)], space: spaceID)
+        }
+        let reception = try tablet.synced.receive(await altered.receive(space: spaceID, after: try tablet.synced.serverCursor(), limit: 10_000))
+        #expect(reception.stoppedAt == removal.serverSequence)
+        #expect(reception.stopReason == .authenticationFailed(device: removal.changeSet.device, sequence: removal.changeSet.sequence))
+        #expect(try tablet.synced.serverCursor() == removal.serverSequence - 1)
+        #expect(try tablet.synced.refusedChangeSets().isEmpty)
+        // Served the true log, it reads on and agrees with the owner.
+        try await tablet.sync()
+        #expect(try tablet.synced.space.members() == space.owner.synced.space.members())
+    }
+
+    @Test("a key box a stranger seals to a waiting device is not taken: only a key that opens the entry it stopped at")
+    func forgedKeyBoxIsNotTaken() async throws {
+        let space = try Space("trust-forged-box")
+        let (second, _) = try await space.invite("second-owner", role: .owner)
+        let (lost, lostIdentity) = try await space.invite("lost", role: .writer)
+        try await second.sync()
+        _ = lost
+        let tabletIdentity = try newIdentity()
+        let tablet = try SyncTestDevice(space.directory, "tablet", relay: space.relay, identity: tabletIdentity, syncKey: nil)
+        // The tablet is added while the owner rotates; then an entry under the new epoch stops the tablet.
+        try space.owner.synced.space.remove(device: lostIdentity.publicKeys.deviceID)
+        try second.synced.space.add(try tablet.synced.space.joinRequest(), role: .writer)
+        _ = try await second.synchronizer.upload()
+        _ = try await space.owner.synchronizer.upload()
+        _ = try await space.owner.synchronizer.download()
+        let tabletPerson = SyncPersonID(firstDevice: tabletIdentity.publicKeys)
+        try space.owner.synced.space.setRole(.writer, for: tabletPerson)
+        _ = try await space.owner.synchronizer.upload()
+        // A stranger appends a signed entry holding a box of epoch 1 for the tablet, with a key of its choosing.
+        let spaceID = try #require(Self.space)
+        let stranger = try newIdentity()
+        let chosen = try SyncKey.generate()
+        let boxes = try SpaceKeyring(space: spaceID, epoch: 1, key: chosen).boxes(of: 1, to: [tabletIdentity.publicKeys.deviceID: tabletIdentity.publicKeys])
+        let forged = try ChangeSetSealer(space: spaceID, keys: [1: chosen], currentKeyID: 1, identity: stranger)
+            .sealEntry(kind: .membership, author: stranger.publicKeys.deviceID, sequence: 1, body: MembershipCodec.encode([.shareKey(epoch: 1)]),
+                       boxEpoch: 1, boxes: boxes)
+        _ = await space.relay.upload([forged], space: spaceID)
+        try await tablet.sync()
+        let ledger = try tablet.synced.ledger(in: try tablet.vault())
+        #expect(try chosen.withBytes { Data($0) } != ledger.keyring.keys[1].map { try $0.withBytes { Data($0) } })
+        #expect(!ledger.canSealCurrentEpoch)
+        // The owners share the real key; the tablet reads on and writes under it.
+        try await space.owner.sync()
+        try await second.sync()
+        try await tablet.sync()
+        try tablet.write { $0.add(SyncNote(value: ["id": "t", "title": "under the real key"])) }
+        try await tablet.sync()
+        try await space.owner.sync()
+        #expect(try space.owner.note("t")?.title == "under the real key")
+        #expect(try tablet.synced.ledger(in: try tablet.vault()).canSealCurrentEpoch)
+    }
+
     @Test("membership changes the rules refuse throw before anything is written")
     func refusedChangesThrow() async throws {
         let space = try Space("trust-rules")

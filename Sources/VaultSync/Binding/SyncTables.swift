@@ -19,8 +19,9 @@ import VaultCore
 ///                           received envelopes that did not authenticate, skipped (QuarantinedChangeSet)
 ///   _vaultkit_sync_members  (position, signer, operations)  the membership entries applied, in log order (SpaceLedger)
 ///   _vaultkit_sync_refused  (server_sequence, device, sequence, reason)  entries refused by the trust rules (RefusedChangeSet)
-///   _vaultkit_sync_epochs   (epoch, key, wrapped, recipients)  the space keys this device holds, each rotation's
-///                           wrapped previous key, and the devices each epoch's key was sealed to
+///   _vaultkit_sync_epochs   (epoch, key, wrapped, recipients, confirmed)  the space keys this device holds (confirmed:
+///                           taken from a verified entry, not only found ahead), each rotation's wrapped previous key,
+///                           and the devices each epoch's key was sealed to
 ///
 /// Every statement on these tables is in this type: the rest of VaultSync calls
 /// its typed operations, and VaultKit lends only its connection
@@ -39,7 +40,7 @@ struct SyncTables {
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_sealed(sequence INTEGER PRIMARY KEY, envelope BLOB NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_quarantine(server_sequence INTEGER PRIMARY KEY, device INTEGER NOT NULL, sequence INTEGER NOT NULL, reason TEXT NOT NULL, envelope BLOB NOT NULL);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_members(position INTEGER PRIMARY KEY, signer INTEGER NOT NULL, operations BLOB NOT NULL);
-        CREATE TABLE IF NOT EXISTS _vaultkit_sync_epochs(epoch INTEGER PRIMARY KEY, key BLOB, wrapped BLOB, recipients BLOB);
+        CREATE TABLE IF NOT EXISTS _vaultkit_sync_epochs(epoch INTEGER PRIMARY KEY, key BLOB, wrapped BLOB, recipients BLOB, confirmed INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE IF NOT EXISTS _vaultkit_sync_refused(server_sequence INTEGER PRIMARY KEY, device INTEGER NOT NULL, sequence INTEGER NOT NULL, reason TEXT NOT NULL);
         """
 
@@ -261,21 +262,22 @@ struct SyncTables {
 
     /// The epochs known here: the key when this device holds it, the wrapped previous key when
     /// a rotation carried one, and the devices its key was sealed to.
-    func epochs() throws -> [(epoch: UInt32, key: Data?, wrapped: [UInt8], recipients: [SyncDeviceID])] {
-        try rows("SELECT epoch, key, wrapped, recipients FROM _vaultkit_sync_epochs ORDER BY epoch").compactMap { row in
+    func epochs() throws -> [(epoch: UInt32, key: Data?, wrapped: [UInt8], recipients: [SyncDeviceID], confirmed: Bool)] {
+        try rows("SELECT epoch, key, wrapped, recipients, confirmed FROM _vaultkit_sync_epochs ORDER BY epoch").compactMap { row in
             guard let epoch = row[0].int64, let value = UInt32(exactly: epoch) else { return nil }
             var recipients: [SyncDeviceID] = []
             if let blob = row[3].data {
                 var reader = ByteReader([UInt8](blob))
                 while reader.remaining >= 8 { recipients.append(SyncDeviceID(rawValue: try reader.u64())) }
             }
-            return (value, row[1].data, row[2].data.map { [UInt8]($0) } ?? [], recipients)
+            return (value, row[1].data, row[2].data.map { [UInt8]($0) } ?? [], recipients, row[4].int64 == 1)
         }
     }
 
     /// Stores what is known of `epoch` (nil leaves a stored value as it is).
-    func setEpoch(_ epoch: UInt32, key: Data?, wrapped: [UInt8]?, recipients: [SyncDeviceID]?) throws {
+    func setEpoch(_ epoch: UInt32, key: Data?, wrapped: [UInt8]?, recipients: [SyncDeviceID]?, confirmed: Bool) throws {
         try run("INSERT OR IGNORE INTO _vaultkit_sync_epochs(epoch) VALUES (?)", [.integer(Int64(epoch))])
+        try run("UPDATE _vaultkit_sync_epochs SET confirmed = ? WHERE epoch = ?", [.integer(confirmed ? 1 : 0), .integer(Int64(epoch))])
         if let key { try run("UPDATE _vaultkit_sync_epochs SET key = ? WHERE epoch = ?", [.blob(key), .integer(Int64(epoch))]) }
         if let wrapped { try run("UPDATE _vaultkit_sync_epochs SET wrapped = ? WHERE epoch = ?", [.blob(Data(wrapped)), .integer(Int64(epoch))]) }
         if let recipients {

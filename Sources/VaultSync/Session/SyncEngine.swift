@@ -265,9 +265,18 @@ final class SyncEngine: @unchecked Sendable {
             for entry in reception.refused { status.report(.refusedChangeSet(entry)) }
             for entry in quarantined { status.report(.quarantinedChangeSet(entry)) }
             if reception.removed { throw SyncSessionError.removedFromSpace }
+            if let reason = reception.stopReason, case .unknownKey = reason {} else if let reason = reception.stopReason {
+                // A membership entry altered on the way: going on would read the space differently from its members.
+                throw SyncSessionError.sync(reason)
+            }
             if let stopped = reception.stoppedAt {
                 // A membership entry under a key this device lacks: a later entry may share it with it.
-                if try await findKey(socket, replies, &request, after: stopped - 1) { continue }
+                if try await findKey(socket, replies, &request, after: stopped - 1,
+                                     opening: items.first { $0.serverSequence == stopped }?.changeSet) {
+                    // Read on from what the page stored (the entries before the stop were applied).
+                    cursor = try await onVault { try self.synced.serverCursor() }
+                    continue
+                }
                 lock.withLock { stalledHead = knownHead }
                 if stopped > cursor + 1 { try await socket.send(SyncWireMessage.acknowledge(through: stopped - 1).encoded()) }
                 status.reportOnce(.awaitingMembership("the space's entry at \(stopped) is sealed under a key this device has not been given"))
@@ -289,7 +298,8 @@ final class SyncEngine: @unchecked Sendable {
     /// Reads the log's membership headers after `after` for a key box of this device's (a
     /// device that joins by invitation holds no key before it; one that stopped at an entry
     /// under a key it lacks may find it shared later): true when it gained a key.
-    private func findKey(_ socket: any SyncSocket, _ replies: ReplyChannel, _ request: inout UInt64, after start: UInt64) async throws -> Bool {
+    private func findKey(_ socket: any SyncSocket, _ replies: ReplyChannel, _ request: inout UInt64, after start: UInt64,
+                         opening: SealedChangeSet? = nil) async throws -> Bool {
         var after = start
         var headers: [EnvelopeHeader] = []
         while true {
@@ -305,7 +315,7 @@ final class SyncEngine: @unchecked Sendable {
             after = last.serverSequence
         }
         let found = headers
-        return try await onVault { try self.synced.findKey(in: found) }
+        return try await onVault { try self.synced.findKey(in: found, opening: opening) }
     }
 
     /// Runs vault work on the session's queue.

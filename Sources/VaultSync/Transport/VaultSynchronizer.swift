@@ -98,7 +98,7 @@ public struct VaultSynchronizer: Sendable {
                 if reception.removed { break }
                 // Reading stopped at an entry under a key this device lacks: a later entry may share it.
                 if let stopped = reception.stoppedAt {
-                    if try await findKey(after: stopped - 1) { continue }
+                    if try await findKey(after: max(stopped, 1) - 1, opening: page.first { $0.serverSequence == stopped }?.changeSet) { continue }
                     break
                 }
             }
@@ -109,7 +109,7 @@ public struct VaultSynchronizer: Sendable {
     }
 
     /// Reads the log's membership headers after `after` for a key box of this device's; true when it gained a key.
-    private func findKey(after start: UInt64) async throws -> Bool {
+    private func findKey(after start: UInt64, opening: SealedChangeSet? = nil) async throws -> Bool {
         var headers: [EnvelopeHeader] = []
         var after = start
         while true {
@@ -118,6 +118,6 @@ public struct VaultSynchronizer: Sendable {
             headers += page.compactMap { try? EnvelopeHeader(envelope: $0.changeSet.envelope) }.filter { $0.kind == .membership }
             after = last.serverSequence
         }
-        return try vault.findKey(in: headers)
+        return try vault.findKey(in: headers, opening: opening)
     }
 }

@@ -47,6 +47,9 @@ struct SpaceLedger {
     private(set) var wraps: [UInt32: [UInt8]] = [:]
     /// The devices each epoch's key was sealed to (the genesis device holds epoch 0's).
     private(set) var recipients: [UInt32: Set<SyncDeviceID>] = [:]
+    /// The epochs whose key this device took from a verified entry (or was given, or made):
+    /// a key found ahead in the headers only reads, until the entry that holds it is verified.
+    private(set) var confirmed: Set<UInt32> = []
     /// Changes not yet written: membership entries and epochs.
     private var newEntries: [(UInt64, SyncDeviceID, [UInt8])] = []
     private var changedEpochs: Set<UInt32> = []
@@ -57,11 +60,15 @@ struct SpaceLedger {
     /// The ledger stored in `tables`, with `syncKey` (when the device was given one) as epoch 0's key.
     static func load(_ tables: SyncTables, space: SyncSpaceID, device: SyncDeviceID, syncKey: SyncKey?) throws -> SpaceLedger {
         var ledger = SpaceLedger(space: space, device: device, membership: MembershipState(space: space), keyring: SpaceKeyring(space: space))
-        if let syncKey { ledger.keyring.insert(syncKey, epoch: 0) }
-        for (epoch, key, wrapped, recipients) in try tables.epochs() {
+        for (epoch, key, wrapped, recipients, confirmed) in try tables.epochs() {
             if let key { ledger.keyring.insert(try SyncKey(bytes: key), epoch: epoch) }
+            if confirmed { ledger.confirmed.insert(epoch) }
             if !wrapped.isEmpty { ledger.wraps[epoch] = wrapped }
             if !recipients.isEmpty { ledger.recipients[epoch] = Set(recipients) }
+        }
+        if let syncKey {
+            ledger.keyring.insert(syncKey, epoch: 0)
+            ledger.confirmed.insert(0)
         }
         for (position, signer, operations) in try tables.membershipEntries() {
             ledger.membership.apply(MembershipEntry(signer: signer, operations: try MembershipCodec.decode(operations)), at: position, replaying: true)
@@ -75,7 +82,7 @@ struct SpaceLedger {
         for epoch in changedEpochs.sorted() {
             var key: Data?
             if let held = keyring.keys[epoch] { key = try held.withBytes { (bytes) throws(SyncError) in Data(bytes) } }
-            try tables.setEpoch(epoch, key: key, wrapped: wraps[epoch], recipients: recipients[epoch].map { Array($0) })
+            try tables.setEpoch(epoch, key: key, wrapped: wraps[epoch], recipients: recipients[epoch].map { Array($0) }, confirmed: confirmed.contains(epoch))
         }
         newEntries = []
         changedEpochs = []
@@ -84,8 +91,13 @@ struct SpaceLedger {
     /// Holds `key` as `epoch`'s (a space this device creates).
     mutating func adopt(_ key: SyncKey, epoch: UInt32) {
         keyring.insert(key, epoch: epoch)
+        confirmed.insert(epoch)
         changedEpochs.insert(epoch)
     }
+
+    /// Whether this device may seal under the space's current epoch: it holds that epoch's
+    /// key, taken from a verified entry (a key only found ahead may be a forgery's).
+    var canSealCurrentEpoch: Bool { keyring.keys[membership.epoch] != nil && confirmed.contains(membership.epoch) }
 
     /// The epoch new entries are sealed under: the membership's, when this device holds its key.
     var sealingEpoch: UInt32 {
@@ -143,12 +155,17 @@ struct SpaceLedger {
     private mutating func readMembership(_ sealed: SealedChangeSet, _ header: EnvelopeHeader, at position: UInt64,
                                          identity: DeviceIdentity?) throws(SyncError) -> Verdict {
         // A member's entry is checked before it is opened; a genesis names its signer's keys inside.
+        // The server stores a signed entry only when its signature verifies, so a membership entry
+        // whose signature or sealing fails was altered on the way: reading stops here, rather than
+        // go on with a membership other devices may not have.
         let member = membership.devices[header.device]
-        if let member, !header.signatureVerifies(sealed.envelope, signer: member.keys) { return .refused(.badSignature) }
+        if let member, !header.signatureVerifies(sealed.envelope, signer: member.keys) {
+            return .stop(.authenticationFailed(device: sealed.device, sequence: sealed.sequence))
+        }
         guard member != nil || membership.genesis == nil else { return .refused(.unknownSigner) }
         // A box for this device may hold the very key the entry is sealed under (a key share).
         var reader = keyring
-        if let identity, header.boxes[device] != nil, keyring.keys[header.boxEpoch] == nil {
+        if let identity, header.boxes[device] != nil, !confirmed.contains(header.boxEpoch) {
             try? reader.receive(EpochRotation(epoch: header.boxEpoch, boxes: header.boxes, wrappedPrevious: header.wrappedPrevious.isEmpty ? (wraps[header.boxEpoch] ?? []) : header.wrappedPrevious),
                                 as: device, identity: identity, history: wraps.mapValues { EpochRotation(epoch: 0, boxes: [:], wrappedPrevious: $0) })
         }
@@ -156,10 +173,9 @@ struct SpaceLedger {
         do {
             (_, body) = try ChangeSetSealer(space: space, keys: reader.keys, currentKeyID: sealingEpoch, identity: identity).openBody(sealed)
         } catch {
-            switch error {
-            case .unknownKey: return .stop(error)
-            default: return .quarantined(error)
-            }
+            // A key only found ahead that does not open it is no evidence of tampering: wait for the right one.
+            if case .authenticationFailed = error, !confirmed.contains(header.keyID) { return .stop(.unknownKey(keyID: header.keyID)) }
+            return .stop(error)
         }
         let operations: [MembershipOperation]
         do { operations = try MembershipCodec.decode(body) } catch { return .refused(.invalidMembershipEntry(error.description)) }
@@ -174,25 +190,52 @@ struct SpaceLedger {
         } else {
             guard header.wrappedPrevious.isEmpty, header.boxEpoch <= membership.epoch else { return .refused(.invalidMembershipEntry("key boxes of an epoch the space has not reached")) }
         }
-        if let refusal = membership.apply(MembershipEntry(signer: header.device, operations: operations), at: position) {
+        // Keys go to members only: every box's device must be a member once the entry applies.
+        // A rotation whose boxes reach a device another entry removed first (two removals at
+        // once) loses its rotation and keeps its removal (rule 7); any other such entry is refused.
+        let epochBefore = membership.epoch
+        var applied = operations
+        var next = membership
+        if let refusal = next.apply(MembershipEntry(signer: header.device, operations: applied), at: position) {
+            membership.apply(MembershipEntry(signer: header.device, operations: applied), at: position)
             return .refused(.invalidMembershipEntry(refusal.reason))
         }
-        newEntries.append((position, header.device, body))
+        var boxesCount = true
+        if !Set(header.boxes.keys).isSubset(of: Set(next.currentDevices.keys)) {
+            guard rotation != nil, operations.contains(where: \.isRemoval) else {
+                membership.apply(MembershipEntry(signer: header.device, operations: []), at: position)
+                return .refused(.invalidMembershipEntry("keys sealed to a device that is not a member"))
+            }
+            applied = operations.filter { if case .rotate = $0 { false } else { true } }
+            next = membership
+            if let refusal = next.apply(MembershipEntry(signer: header.device, operations: applied), at: position) {
+                membership.apply(MembershipEntry(signer: header.device, operations: applied), at: position)
+                return .refused(.invalidMembershipEntry(refusal.reason))
+            }
+            boxesCount = false
+        }
+        membership = next
+        newEntries.append((position, header.device, applied == operations ? body : MembershipCodec.encode(applied)))
         if case .genesis? = operations.first {
             recipients[0, default: []].insert(header.device)
             changedEpochs.insert(0)
         }
-        // A rotation the rules refused (rule 7) brings no key: only boxes of an epoch the membership reached count.
-        if header.boxEpoch <= membership.epoch, !header.boxes.isEmpty {
+        // A rotation's boxes count only when its rotation applied (one the rules refused, rule 7,
+        // brings no key); other entries' boxes, when of an epoch the membership has reached.
+        if rotation != nil { boxesCount = boxesCount && membership.epoch == header.boxEpoch && epochBefore != membership.epoch }
+        if boxesCount, header.boxEpoch <= membership.epoch, !header.boxes.isEmpty {
             recipients[header.boxEpoch, default: []].formUnion(header.boxes.keys)
             changedEpochs.insert(header.boxEpoch)
             if rotation != nil {
                 wraps[header.boxEpoch] = header.wrappedPrevious
             }
-            if identity != nil, header.boxes[device] != nil, keyring.keys[header.boxEpoch] == nil {
+            if identity != nil, header.boxes[device] != nil, !confirmed.contains(header.boxEpoch), reader.keys[header.boxEpoch] != nil {
+                // The key of a verified entry's box replaces one found ahead (which it confirms, or was forged).
                 let before = Set(keyring.keys.keys)
-                keyring = reader.keys[header.boxEpoch] != nil ? reader : keyring
+                keyring = reader
+                confirmed.insert(header.boxEpoch)
                 changedEpochs.formUnion(Set(keyring.keys.keys).subtracting(before))
+                changedEpochs.insert(header.boxEpoch)
             }
         }
         return .consumed
@@ -206,7 +249,7 @@ struct SpaceLedger {
         let epoch = membership.epoch
         let holders = recipients[epoch] ?? []
         let owed = membership.currentDevices.filter { !holders.contains($0.key) }.mapValues(\.keys)
-        let mayShare = (membership.currentDevices[device]?.role ?? .reader) >= .writer && keyring.keys[epoch] != nil
+        let mayShare = (membership.currentDevices[device]?.role ?? .reader) >= .writer && canSealCurrentEpoch
         return (owed, mayShare)
     }
 
@@ -214,7 +257,7 @@ struct SpaceLedger {
     /// stopped at an entry under a key it lacks, finds its way on with it before it reads
     /// further). Unverified until the log is read: an entry opened with it still has to be
     /// signed by a member.
-    mutating func findKey(in headers: [EnvelopeHeader], identity: DeviceIdentity) {
+    mutating func findKey(in headers: [EnvelopeHeader], identity: DeviceIdentity, opening: SealedChangeSet?) {
         // The first rotation to an epoch in the log is the one the rules accept (a later one to
         // the same epoch is refused), so the first wrapped key of an epoch is kept.
         for header in headers {
@@ -223,15 +266,24 @@ struct SpaceLedger {
                 changedEpochs.insert(header.boxEpoch)
             }
         }
-        for header in headers.reversed() where header.boxes[device] != nil {
+        // Newest first; never in place of a key taken from a verified entry. When reading stopped
+        // at an entry (`opening`), only a key that opens it is taken: a box anyone could have
+        // sealed to this device's public key gives nothing else.
+        for header in headers.reversed() where header.boxes[device] != nil && !confirmed.contains(header.boxEpoch) {
             let history = wraps.mapValues { EpochRotation(epoch: 0, boxes: [:], wrappedPrevious: $0) }
             let wrapped = header.wrappedPrevious.isEmpty ? (wraps[header.boxEpoch] ?? []) : header.wrappedPrevious
-            let before = Set(keyring.keys.keys)
-            if (try? keyring.receive(EpochRotation(epoch: header.boxEpoch, boxes: header.boxes, wrappedPrevious: wrapped), as: device,
-                                     identity: identity, history: history)) != nil {
-                changedEpochs.formUnion(Set(keyring.keys.keys).subtracting(before))
-                return
+            var candidate = keyring
+            guard (try? candidate.receive(EpochRotation(epoch: header.boxEpoch, boxes: header.boxes, wrappedPrevious: wrapped), as: device,
+                                          identity: identity, history: history)) != nil else { continue }
+            if let opening {
+                let opens = (try? ChangeSetSealer(space: space, keys: candidate.keys, currentKeyID: header.boxEpoch, identity: nil).openBody(opening)) != nil
+                guard opens else { continue }
             }
+            let before = Set(keyring.keys.keys)
+            keyring = candidate
+            changedEpochs.formUnion(Set(keyring.keys.keys).subtracting(before))
+            changedEpochs.insert(header.boxEpoch)
+            return
         }
     }
 }

@@ -206,7 +206,7 @@ extension SyncedVault {
             if ledger.keyring.keys.isEmpty {
                 guard case .genesis? = operations.first else { throw SyncSpaceError.notPermitted("this device holds no key of the space yet") }
                 ledger.adopt(try SyncKey.generate(), epoch: 0)
-            } else if ledger.isSigned, ledger.keyring.keys[ledger.membership.epoch] == nil {
+            } else if ledger.isSigned, !ledger.canSealCurrentEpoch {
                 // Never seal under an older epoch than the space's (a device removed since could read it).
                 throw SyncSpaceError.notPermitted("this device has not been given the space's current key yet: sync, then try again")
             }

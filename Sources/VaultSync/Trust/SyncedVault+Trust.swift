@@ -35,6 +35,9 @@ public struct Reception: Sendable, Equatable {
     public var stoppedAt: UInt64?
     /// Whether this device read its own removal from the space (reading stops after it).
     public var removed: Bool
+    /// Why reading stopped at ``stoppedAt``: a key this device lacks (``SyncError/unknownKey(keyID:)``),
+    /// or a membership entry altered on the way (it does not authenticate): sync cannot go on safely.
+    public var stopReason: SyncError?
 }
 
 extension SyncedVault {
@@ -67,7 +70,7 @@ extension SyncedVault {
     public func receive(_ items: [DeliveredChangeSet]) throws -> Reception {
         let access = try requireAccess()
         return try mergingWrite { vault, tables, ledger in
-            var reception = Reception(applied: 0, quarantined: [], refused: [], stoppedAt: nil, removed: false)
+            var reception = Reception(applied: 0, quarantined: [], refused: [], stoppedAt: nil, removed: false, stopReason: nil)
             var changeSets: [ChangeSet] = []
             var through: UInt64?
             reading: for item in items {
@@ -78,8 +81,10 @@ extension SyncedVault {
                 }
                 let sealed = item.changeSet
                 if sealed.device == device, (try? EnvelopeHeader(envelope: sealed.envelope))?.kind == .membership {
-                    // This device's own membership entry, read back: the ledger holds it from now on.
+                    // This device's own membership entry, read back: the ledger holds it from now on
+                    // (and the log, so the outbox row goes too, acknowledged or not).
                     try tables.removeSealedEnvelope(sequence: sealed.sequence)
+                    try tables.removeFromOutbox(sequence: sealed.sequence)
                 }
                 let placeholder = ChangeSet(author: sealed.device, sequence: sealed.sequence, dependencies: [:], operations: [])
                 switch try ledger.read(sealed, at: item.serverSequence, identity: access.identity) {
@@ -95,8 +100,9 @@ extension SyncedVault {
                 case .quarantined(let error):
                     reception.quarantined.append(QuarantinedChangeSet(serverSequence: item.serverSequence, device: sealed.device, sequence: sealed.sequence,
                                                                       reason: error.description, envelope: sealed.envelope))
-                case .stop:
+                case .stop(let reason):
                     reception.stoppedAt = item.serverSequence
+                    reception.stopReason = reason
                     break reading
                 }
                 through = item.serverSequence
@@ -163,7 +169,7 @@ extension SyncedVault {
             // made after that entry, which every device reads after it).
             var writableAfter: UInt64?
             if let identity = access.identity {
-                if ledger.isSigned, ledger.keyring.keys[ledger.membership.epoch] == nil {
+                if ledger.isSigned, !ledger.canSealCurrentEpoch {
                     // Never seal under an older epoch than the space's: a device removed since could read it.
                     // The current key comes in a key share (rule 9); the change sets wait for it.
                     writableAfter = nil
@@ -222,15 +228,16 @@ extension SyncedVault {
     }
 
     /// Takes this device's key from the newest box for it among `headers` (see SpaceLedger.findKey); true when it gained a key.
-    func findKey(in headers: [EnvelopeHeader]) throws -> Bool {
+    /// When reading stopped at `opening`, only a key that opens it is taken.
+    func findKey(in headers: [EnvelopeHeader], opening: SealedChangeSet? = nil) throws -> Bool {
         guard let identity = access?.identity else { return false }
         let vault = try Vault(configuration: configuration)
         return try vault.write {
             var ledger = try ledger(in: vault)
-            let before = ledger.keyring.keys.count
-            ledger.findKey(in: headers, identity: identity)
+            let before = ledger.keyring.keys
+            ledger.findKey(in: headers, identity: identity, opening: opening)
             try ledger.save(SyncTables(vault: vault))
-            return ledger.keyring.keys.count > before
+            return ledger.keyring.keys.count > before.count || ledger.keyring.keys.contains { before[$0.key] !== $0.value }
         }
     }
 
@@ -243,7 +250,7 @@ extension SyncedVault {
                 : "this device is not a member of the space yet: create the space (SyncSpace.create()) or be added by an owner"
         }
         if role < .writer { return "this device is a reader of the space: its changes stay on the device" }
-        return ledger.keyring.keys[ledger.membership.epoch] == nil
+        return !ledger.canSealCurrentEpoch
             ? "this device has not been given the space's current key yet (a member shares it after a rotation that missed this device)" : nil
     }
 
@@ -257,7 +264,7 @@ extension SyncedVault {
         let vault = try Vault(configuration: configuration)
         let ledger = try ledger(in: vault)
         guard (ledger.membership.currentDevices[device]?.role ?? .reader) >= .writer,
-              ledger.keyring.keys[ledger.membership.epoch] != nil else { return false }
+              ledger.canSealCurrentEpoch else { return false }
         let pendingMembership = try SyncTables(vault: vault).sealedEnvelopes().values
             .contains { (try? EnvelopeHeader(envelope: $0))?.kind == .membership }
         guard !pendingMembership else { return false }
